@@ -1,0 +1,1 @@
+"""Colour models and camera profiles (scikit-learn)."""

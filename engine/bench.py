@@ -1,0 +1,92 @@
+"""Engine speed figures for ``rolit bench engine``.
+
+Each figure is the median of several timed runs; the machines are shared and
+noisy, so the spread (min and max) is reported too.
+"""
+
+from __future__ import annotations
+
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from . import bitboard
+from .position import Position
+
+__all__ = ["bench_engine"]
+
+
+def _timed(fn: Callable[[], int], repeats: int) -> dict[str, float]:
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        count = fn()
+        rates.append(count / (time.perf_counter() - t0))
+    return {"median": statistics.median(rates), "min": min(rates), "max": max(rates), "runs": repeats}
+
+
+def _sample_positions(count: int, seed: int) -> list[Position]:
+    """Positions from random 4-player classic games, spread over the whole game."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position.start("classic", players=4)
+        while not pos.is_full():
+            out.append(pos)
+            pos = pos._play_unchecked(rng.choice(pos.legal_moves()))
+    return out[:count]
+
+
+def bench_engine(repeats: int = 5, quick: bool = False) -> dict[str, Any]:
+    """Measure the engine; returns a JSON-ready dict.
+
+    - ``perft_leaves_per_second``: perft(5) of 4-player classic from the start;
+      every leaf is a make and an unmake.
+    - ``movegen_per_second``: legal-move generations (capture test included)
+      over positions from random games.
+    - ``playouts_per_second``: random games to the end through the public
+      immutable :class:`Position` API.
+    """
+    depth = 4 if quick else 5
+    start = Position.start("classic", players=4)
+    slots = tuple(start.variant.slot(c) for c in start.order)
+
+    def run_perft() -> int:
+        return bitboard.perft(start.geometry, list(start.bitboards), slots, 0, depth)
+
+    samples = _sample_positions(500 if quick else 2000, seed=1)
+    prepared = []
+    for p in samples:
+        occ = 0
+        for b in p.bitboards:
+            occ |= b
+        prepared.append((p.bitboards[p.variant.slot(p.turn)], occ))
+    geom = start.geometry
+
+    def run_movegen() -> int:
+        legal = geom.legal_moves
+        for own, occ in prepared:
+            legal(own, occ)
+        return len(prepared)
+
+    rng = random.Random(2)
+
+    def run_playouts() -> int:
+        games = 3 if quick else 10
+        for _ in range(games):
+            pos = start
+            while not pos.is_full():
+                pos = pos._play_unchecked(rng.choice(pos.legal_moves()))
+        return games
+
+    return {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "perft_depth": depth,
+        "perft_leaves_per_second": _timed(run_perft, repeats),
+        "movegen_per_second": _timed(run_movegen, repeats),
+        "playouts_per_second": _timed(run_playouts, repeats),
+    }

@@ -1,0 +1,173 @@
+"""The engine's subcommands of ``rolit``: perft, replay, demo, and the engine bench.
+
+Each ``add_*`` function adds a subcommand to an :mod:`argparse` sub-parser
+collection; :mod:`rolit.webui.cli` assembles the whole command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from .colours import Colour
+from .errors import RolitError, SetupError
+from .game import Game
+from .perft import perft_counts
+from .position import Position
+from .record import load_record, record_to_json
+from .variants import VARIANTS, get_variant
+
+__all__ = ["add_engine_commands", "add_seating_arguments", "seating_from_args", "read_text", "bench_engine_command"]
+
+log = logging.getLogger(__name__)
+
+
+def add_seating_arguments(parser: argparse.ArgumentParser) -> None:
+    """--variant, --players, --order, --solo and --first, shared by several commands."""
+    parser.add_argument("--variant", choices=list(VARIANTS), default="classic", help="edition (default: classic)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--players", type=int, choices=(2, 3, 4), help="number of players (default: 4, quick4: 2)")
+    group.add_argument("--order", help="custom turn order, e.g. red,blue,green,yellow")
+    group.add_argument("--solo", action="store_true", help="one person plays two colours in turn")
+    parser.add_argument("--first", help="colour that moves first (default: red)")
+
+
+def _colour(text: str) -> Colour:
+    try:
+        return Colour.parse(text)
+    except ValueError as exc:
+        raise SetupError(str(exc)) from None
+
+
+def seating_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments for :meth:`Position.start` from the seating options."""
+    kwargs: dict[str, Any] = {}
+    if args.players is not None:
+        kwargs["players"] = args.players
+    if args.order:
+        kwargs["order"] = [_colour(c) for c in args.order.split(",") if c.strip()]
+    if args.solo:
+        kwargs["solo"] = True
+    if args.first:
+        kwargs["first"] = _colour(args.first)
+    return kwargs
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-`` is standard input), with a clear error."""
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path)
+    if p.is_dir():
+        raise RolitError(f"{path} is a folder, not a file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RolitError(f"{path} does not exist") from None
+    except UnicodeDecodeError:
+        raise RolitError(f"{path} is not a text file") from None
+    except OSError as exc:
+        raise RolitError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _perft(args: argparse.Namespace) -> int:
+    if args.depth < 1:
+        raise SetupError("depth must be 1 or more")
+    variant = get_variant(args.variant)
+    start = Position.start(variant, **seating_from_args(args))
+    counts = perft_counts(start, args.depth)
+    if args.json:
+        print(json.dumps({"variant": variant.name, "players": len(start.order), "counts": counts}))
+    else:
+        for depth, count in enumerate(counts, start=1):
+            print(f"{depth:2d} {count:>14,}")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    game = load_record(read_text(args.record))
+    pos = game.position
+    outcome = game.outcome()
+    if args.json:
+        data = record_to_json(game)
+        data["board"] = pos.board_text().splitlines()
+        data["counts"] = {c.label: n for c, n in pos.counts().items()}
+        print(json.dumps(data))
+        return 0
+    print(pos.board_text())
+    print()
+    print(f"{game.ply} moves, all legal.")
+    scores = game.player_scores()
+    print("Balls: " + ", ".join(f"{who} {n}" for who, n in scores.items()))
+    neutral = pos.neutral
+    if neutral:
+        print("Neutral: " + ", ".join(f"{c.label} {pos.count(c)}" for c in neutral))
+    if outcome is None:
+        print(f"Not finished: {pos.turn.title} to move, {len(pos.empty_squares())} squares left.")
+    else:
+        winners = sorted({game.player_name(c) for c in outcome.winners})
+        verb = "share the win" if len(winners) > 1 else "wins"
+        print(f"{' and '.join(winners)} {verb}.")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """Play a game between simple players and show each move: a look at the engine."""
+    rng = random.Random(args.seed)
+    game = Game(get_variant(args.variant), **seating_from_args(args))
+    while not game.is_over():
+        moves = game.legal_moves()
+        # Greedy: most balls rolled, ties broken at random.
+        best = max(len(game.flips(m)) for m in moves)
+        move = rng.choice([m for m in moves if len(game.flips(m)) == best])
+        flipped = game.flips(move)
+        game.push(move)
+        rolled = f", rolls {' '.join(_names(flipped))}" if flipped else ""
+        print(f"{game.ply:2d}. {move.colour.title} plays {move.name}{rolled}")
+        if args.boards:
+            print(game.position.board_text() + "\n")
+    outcome = game.outcome()
+    assert outcome is not None
+    print()
+    print(game.position.board_text())
+    print("Balls: " + ", ".join(f"{c.label} {n}" for c, n in outcome.scores.items()))
+    print(f"Winner: {outcome.result()}")
+    return 0
+
+
+def _names(squares: list[int]) -> list[str]:
+    from .squares import square_name
+
+    return [square_name(s) for s in squares]
+
+
+def bench_engine_command(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the engine benchmark and return its figures (printing is the caller's)."""
+    from .bench import bench_engine
+
+    return bench_engine(repeats=args.repeats, quick=args.quick)
+
+
+def add_engine_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add perft, replay and demo to ``sub``."""
+    p = sub.add_parser("perft", help="count the leaves of the move tree from the start")
+    p.add_argument("depth", type=int, help="plies to look ahead")
+    add_seating_arguments(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_perft)
+
+    p = sub.add_parser("replay", help="check a game record and show the final board and scores")
+    p.add_argument("record", help="record file (text or JSON), or - for standard input")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_replay)
+
+    p = sub.add_parser("demo", help="watch the engine play a game against itself in the terminal")
+    add_seating_arguments(p)
+    p.add_argument("--seed", type=int, default=None, help="random seed for a repeatable game")
+    p.add_argument("--boards", action="store_true", help="print the board after every move")
+    p.set_defaults(func=_demo)

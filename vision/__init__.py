@@ -1,0 +1,1 @@
+"""Frame sources, board localisation and cell classification (numpy + OpenCV)."""

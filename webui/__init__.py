@@ -1,0 +1,1 @@
+"""The table page and the ``rolit`` command (Flask); the page arrives with the table-page issue."""

@@ -1,0 +1,75 @@
+"""The ``rolit`` command: assembles the subcommands of every package."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from rolit.engine.cli import add_engine_commands, bench_engine_command
+from rolit.engine.errors import RolitError
+
+__all__ = ["main", "build_parser"]
+
+log = logging.getLogger(__name__)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    results = {}
+    if args.target in ("engine", "all"):
+        results["engine"] = bench_engine_command(args)
+    if args.json:
+        print(json.dumps(results if args.target == "all" else results[args.target], indent=2))
+        return 0
+    for target, figures in results.items():
+        print(f"{target}:")
+        for key, value in figures.items():
+            if isinstance(value, dict) and "median" in value:
+                print(f"  {key:28s} {value['median']:>14,.0f}  (min {value['min']:,.0f}, max {value['max']:,.0f}, {value['runs']} runs)")
+            else:
+                print(f"  {key:28s} {value}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``rolit`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="rolit",
+        description="Rolit assistant: rules engine, referee and table page for the Rolit board game.",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    add_engine_commands(sub)
+
+    p = sub.add_parser("bench", help="measure speed (the figures the README quotes)")
+    p.add_argument("target", nargs="?", choices=("engine", "all"), default="all", help="what to measure")
+    p.add_argument("--repeats", type=int, default=5, help="timed runs per figure; the median is reported")
+    p.add_argument("--quick", action="store_true", help="smaller workloads (for a smoke test)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``rolit``; returns the exit status (0 ok, 1 error, 2 usage)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        status: int = args.func(args)
+    except RolitError as exc:
+        print(f"rolit {args.command}: {exc}", file=sys.stderr)
+        return getattr(exc, "exit_status", 1)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
