@@ -12,6 +12,7 @@ import logging
 import random
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from .colours import Colour
@@ -22,7 +23,7 @@ from .position import Position
 from .record import load_record, record_to_json
 from .variants import VARIANTS, get_variant
 
-__all__ = ["add_engine_commands", "add_seating_arguments", "seating_from_args", "read_text", "bench_engine_command"]
+__all__ = ["BENCHES", "add_engine_commands", "add_seating_arguments", "read_text", "seating_from_args"]
 
 log = logging.getLogger(__name__)
 
@@ -146,11 +147,15 @@ def _names(squares: list[int]) -> list[str]:
     return [square_name(s) for s in squares]
 
 
-def bench_engine_command(args: argparse.Namespace) -> dict[str, Any]:
-    """Run the engine benchmark and return its figures (printing is the caller's)."""
+def _bench_engine(args: argparse.Namespace) -> dict[str, Any]:
     from .bench import bench_engine
 
     return bench_engine(repeats=args.repeats, quick=args.quick)
+
+
+# ``rolit bench`` targets: name -> function of the parsed arguments returning
+# JSON-ready figures (the caller prints them).
+BENCHES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {"engine": _bench_engine}
 
 
 def add_engine_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

@@ -6,30 +6,48 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from rolit.engine.cli import add_engine_commands, bench_engine_command
+from rolit.engine.cli import BENCHES as ENGINE_BENCHES
+from rolit.engine.cli import add_engine_commands
 from rolit.engine.errors import RolitError
+from rolit.vision.cli import BENCHES as VISION_BENCHES
+from rolit.vision.cli import add_vision_commands
 
 __all__ = ["main", "build_parser"]
 
 log = logging.getLogger(__name__)
 
 
+def _benches() -> dict[str, Callable[[argparse.Namespace], dict[str, Any]]]:
+    return {**ENGINE_BENCHES, **VISION_BENCHES}
+
+
+def _print_figures(figures: dict[str, Any], indent: str = "  ") -> None:
+    for key, value in figures.items():
+        if isinstance(value, dict) and "median" in value:
+            print(
+                f"{indent}{key:30s} {value['median']:>14,.1f}  "
+                f"(min {value['min']:,.1f}, max {value['max']:,.1f}, {value['runs']} runs)"
+            )
+        elif isinstance(value, dict):
+            print(f"{indent}{key}:")
+            _print_figures(value, indent + "  ")
+        else:
+            print(f"{indent}{key:30s} {value}")
+
+
 def _bench(args: argparse.Namespace) -> int:
-    results = {}
-    if args.target in ("engine", "all"):
-        results["engine"] = bench_engine_command(args)
+    benches = _benches()
+    targets = list(benches) if args.target == "all" else [args.target]
+    results = {t: benches[t](args) for t in targets}
     if args.json:
         print(json.dumps(results if args.target == "all" else results[args.target], indent=2))
         return 0
     for target, figures in results.items():
         print(f"{target}:")
-        for key, value in figures.items():
-            if isinstance(value, dict) and "median" in value:
-                print(f"  {key:28s} {value['median']:>14,.0f}  (min {value['min']:,.0f}, max {value['max']:,.0f}, {value['runs']} runs)")
-            else:
-                print(f"  {key:28s} {value}")
+        _print_figures(figures)
     return 0
 
 
@@ -43,9 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     add_engine_commands(sub)
+    add_vision_commands(sub)
 
     p = sub.add_parser("bench", help="measure speed (the figures the README quotes)")
-    p.add_argument("target", nargs="?", choices=("engine", "all"), default="all", help="what to measure")
+    p.add_argument("target", nargs="?", choices=[*_benches(), "all"], default="all", help="what to measure")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per figure; the median is reported")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for a smoke test)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -54,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``rolit``; returns the exit status (0 ok, 1 error, 2 usage)."""
+    """Run ``rolit``; returns the exit status (0 ok, 1 error, 2 usage, 3 no board found)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2)
@@ -63,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.func(args)
     except RolitError as exc:
         print(f"rolit {args.command}: {exc}", file=sys.stderr)
-        return getattr(exc, "exit_status", 1)
+        return int(getattr(exc, "exit_status", 1))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
