@@ -31,7 +31,7 @@ def _timed(fn: Callable[[], int], repeats: int) -> dict[str, float]:
 def _sample_positions(count: int, seed: int) -> list[Position]:
     """Positions from random 4-player classic games, spread over the whole game."""
     rng = random.Random(seed)
-    out = []
+    out: list[Position] = []
     while len(out) < count:
         pos = Position.start("classic", players=4)
         while not pos.is_full():

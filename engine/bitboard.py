@@ -13,7 +13,7 @@ builds the public API on top.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from .squares import Square, square, squares_of
 
@@ -75,7 +75,7 @@ class Geometry:
         out.sort()
         return out
 
-    def from_squares(self, squares: "list[Square] | tuple[Square, ...] | set[Square]") -> int:
+    def from_squares(self, squares: list[Square] | tuple[Square, ...] | set[Square]) -> int:
         """The bitboard of ``squares``."""
         bit = self.bit
         bits = 0
@@ -138,13 +138,13 @@ class Geometry:
         return flipped
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(size: int) -> Geometry:
     """The shared :class:`Geometry` for boards of ``size`` x ``size``."""
     return Geometry(size)
 
 
-def iter_bits(bits: int) -> "list[int]":
+def iter_bits(bits: int) -> list[int]:
     """The set bits of ``bits`` as single-bit ints, lowest first."""
     out = []
     while bits:

@@ -59,7 +59,7 @@ class Board:
     works on every size.
     """
 
-    __slots__ = ("size", "_cells", "_hash")
+    __slots__ = ("_cells", "_hash", "size")
 
     def __init__(self, size: int, cells: Iterable[Cell]) -> None:
         if size not in _SIZES:
@@ -86,7 +86,10 @@ class Board:
         used in error messages.
         """
         size = len(rows)
-        where = (lambda i: None if first_line is None else first_line + i)  # noqa: E731
+
+        def where(i: int) -> int | None:
+            return None if first_line is None else first_line + i
+
         if size not in _SIZES:
             raise BoardTextError(
                 f"a board has 4, 6 or 8 rows, this one has {size}", first_line
@@ -152,7 +155,7 @@ class Board:
 
     def items(self) -> Iterator[tuple[Square, Cell]]:
         """``(square, cell)`` pairs, in row order."""
-        return zip(squares_of(self.size), self._cells)
+        return zip(squares_of(self.size), self._cells, strict=True)
 
     def rows(self) -> list[list[Cell]]:
         """The cells as a list of rows, top row first."""

@@ -11,8 +11,8 @@ import json
 import logging
 import random
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .colours import Colour
@@ -158,7 +158,7 @@ def _bench_engine(args: argparse.Namespace) -> dict[str, Any]:
 BENCHES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {"engine": _bench_engine}
 
 
-def add_engine_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add perft, replay and demo to ``sub``."""
     p = sub.add_parser("perft", help="count the leaves of the move tree from the start")
     p.add_argument("depth", type=int, help="plies to look ahead")

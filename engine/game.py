@@ -83,7 +83,7 @@ class Game:
     @property
     def order(self) -> tuple[Colour, ...]:
         """The colours in play, in turn order from the colour that started."""
-        return self.start.order
+        return self.start.turn_order()
 
     @property
     def moves(self) -> list[Move]:

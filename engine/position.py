@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from .bitboard import Geometry, geometry
 from .board import UNKNOWN, Board
 from .colours import RED, Colour  # noqa: F401  (RED is used in the examples)
-from .errors import GameOverError, IllegalMoveError, SetupError
+from .errors import GameOverError, IllegalMoveError, SetupError, SquareError
 from .squares import Square, parse_square, square, square_name, square_names
 from .variants import Variant, get_variant, make_order, solo_order, standard_order
 
@@ -107,17 +107,22 @@ class Position:
     the colour to move.
     """
 
-    __slots__ = ("variant", "order", "turn", "_boards", "_geom", "_occupied", "_legal", "_hash")
+    __slots__ = ("_boards", "_geom", "_hash", "_legal", "_occupied", "order", "turn", "variant")
 
     variant: Variant
+    #: The colours in play in turn order, a cycle written from its lowest colour.
     order: tuple[Colour, ...]
+    #: The colour to move.
     turn: Colour
 
     def __init__(self, variant: Variant, boards: tuple[int, ...], order: tuple[Colour, ...], turn: Colour) -> None:
         # Callers inside the engine pass validated data; the public constructors
         # are start() and from_board().
         self.variant = variant
-        self.order = order
+        # The turn order is a cycle: write it from its lowest colour so that the
+        # same cycle started anywhere gives equal positions.
+        i = order.index(min(order))
+        self.order = order[i:] + order[:i]
         self.turn = turn
         self._boards = boards
         self._geom: Geometry = geometry(variant.size)
@@ -188,6 +193,11 @@ class Position:
         _check_reachable(v, geom, boards)
         return cls(v, tuple(boards), seating, seating[0])
 
+    def turn_order(self) -> tuple[Colour, ...]:
+        """The colours in play in turn order, starting with the colour to move."""
+        i = self.order.index(self.turn)
+        return self.order[i:] + self.order[:i]
+
     def with_turn(self, colour: Colour) -> Position:
         """The same balls with ``colour`` to move."""
         if colour not in self.order:
@@ -230,7 +240,7 @@ class Position:
 
     def counts(self) -> dict[Colour, int]:
         """Balls per colour, for every colour of the edition."""
-        return {c: b.bit_count() for c, b in zip(self.variant.colours, self._boards)}
+        return {c: b.bit_count() for c, b in zip(self.variant.colours, self._boards, strict=True)}
 
     @property
     def balls(self) -> int:
@@ -284,13 +294,12 @@ class Position:
 
     def capturing_moves(self) -> list[Move]:
         """The moves that capture (empty when none does)."""
-        bits, capturing = self._legal_bits()
+        _, capturing = self._legal_bits()
         return self.legal_moves() if capturing else []
 
     def has_capture(self) -> bool:
         """True when the colour to move can capture (and so must)."""
-        bits, capturing = self._legal_bits()
-        return capturing
+        return self._legal_bits()[1]
 
     def is_legal(self, move: MoveLike) -> bool:
         """True when ``move`` may be played now."""
@@ -327,7 +336,10 @@ class Position:
             self._square(move.square)
             return move
         if isinstance(move, str) and ":" in move:
-            return Move.parse(move, self.size)
+            try:
+                return Move.parse(move, self.size)
+            except SquareError as exc:
+                raise IllegalMoveError(str(exc)) from None
         return Move(self.turn, self._square(move))
 
     def flips(self, move: MoveLike) -> list[Square]:
@@ -377,7 +389,10 @@ class Position:
 
     def _square(self, sq: Square | str) -> Square:
         if isinstance(sq, str):
-            return parse_square(sq, self.size)
+            try:
+                return parse_square(sq, self.size)
+            except SquareError as exc:
+                raise IllegalMoveError(str(exc)) from None
         if not isinstance(sq, int) or sq not in self._geom.bit:
             raise IllegalMoveError(f"square {sq!r} is not on a {self.size}x{self.size} board")
         return sq

@@ -151,7 +151,7 @@ def read_record(text: str) -> Game:
     game.tags = {k: v for k, v in tags.items() if k not in _OWN_TAGS}
 
     per_round = len(order)
-    for token, line in tokens:
+    for token, token_line in tokens:
         move_number = game.ply + 1
         number_match = _NUMBER_RE.match(token)
         if number_match:
@@ -160,13 +160,13 @@ def read_record(text: str) -> Game:
                 raise RecordError(
                     f"round number {number_match.group(1)} is out of place; round {expected} "
                     f"{'is under way' if game.ply % per_round else 'comes next'}",
-                    line,
+                    token_line,
                     move_number,
                 )
             continue
         if token in _RESULT_TOKENS:
             continue
-        _push_token(game, token, line, move_number)
+        _push_token(game, token, token_line, move_number)
 
     _check_result(game, tags.get("Result"), tag_lines.get("Result"))
     return game
@@ -175,7 +175,9 @@ def read_record(text: str) -> Game:
 def _push_token(game: Game, token: str, line: int | None, move_number: int) -> None:
     m = _MOVE_RE.match(token)
     if not m:
-        raise RecordError(f"{token!r} is not a move (write the colour letter and the square, like R:f4)", line, move_number)
+        raise RecordError(
+            f"{token!r} is not a move (write the colour letter and the square, like R:f4)", line, move_number
+        )
     try:
         colour = Colour.from_letter(m.group(1))
     except ValueError as exc:
@@ -306,7 +308,9 @@ def record_from_json(data: Mapping[str, Any]) -> Game:
 def load_record(text: str) -> Game:
     """Read a record in either form (JSON when it starts with ``{``)."""
     stripped = text.lstrip()
-    if stripped.startswith("{"):
+    if stripped.startswith("[") and not stripped.startswith('["') and not re.match(r"\[\s*\]", stripped):
+        return read_record(text)  # A tag line, not a JSON array.
+    if stripped.startswith(("{", "[")):
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:

@@ -86,6 +86,6 @@ def squares_of(size: int) -> tuple[Square, ...]:
     return tuple(square(c, r) for r in range(size) for c in range(size))
 
 
-def square_names(squares: "list[Square] | tuple[Square, ...]") -> list[str]:
+def square_names(squares: list[Square] | tuple[Square, ...]) -> list[str]:
     """The names of ``squares``, in order."""
     return [square_name(sq) for sq in squares]

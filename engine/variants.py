@@ -76,7 +76,7 @@ QUICK4 = Variant("quick4", "Quick game on 4x4", 4, (RED, YELLOW, GREEN, BLUE), (
 VARIANTS: dict[str, Variant] = {v.name: v for v in (CLASSIC, JUNIOR, QUICK6, QUICK4)}
 
 
-def get_variant(variant: "str | Variant") -> Variant:
+def get_variant(variant: str | Variant) -> Variant:
     """The :class:`Variant` named ``variant`` (or ``variant`` itself)."""
     if isinstance(variant, Variant):
         return variant
@@ -103,7 +103,8 @@ def standard_order(variant: Variant, players: int, first: Colour | None = None) 
     green, four take all. The colours left over stay on the board as neutral balls.
     """
     if players not in variant.player_counts:
-        counts = " or ".join(str(p) for p in variant.player_counts)
+        *rest, last = [str(p) for p in variant.player_counts]
+        counts = f"{', '.join(rest)} or {last}" if rest else last
         raise SetupError(f"{variant.name} is played by {counts} players, not {players}")
     colours = variant.colours
     chosen = {2: (colours[0], colours[2]), 3: colours[:3], 4: colours}[players]

@@ -10,9 +10,7 @@ import pytest
 
 import rolit.engine
 
-MODULES = sorted(
-    f"rolit.engine.{info.name}" for info in pkgutil.iter_modules(rolit.engine.__path__)
-) + ["rolit.engine"]
+MODULES = [*sorted(f"rolit.engine.{info.name}" for info in pkgutil.iter_modules(rolit.engine.__path__)), "rolit.engine"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -15,5 +15,5 @@ __all__ = ["add_vision_commands", "BENCHES"]
 BENCHES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {}
 
 
-def add_vision_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_vision_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the vision subcommands to ``sub``."""
