@@ -61,7 +61,7 @@ def test_replay_unfinished_and_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     record = tmp_path / "short.rolit"
     record.write_text('[Players "red:Ana, green:Tom"]\n1. R:f4 G:e3\n')
     status, out, _ = run(capsys, "replay", str(record))
-    assert status == 0 and "Not finished: Red to move" in out and "Ana 3" in out and "Neutral: yellow 0, blue 1" in out
+    assert status == 0 and "Not finished: Red to move" in out and "Balls: Ana 2, Tom 3" in out and "Neutral: yellow 0, blue 1" in out
     record.write_text("1. R:f4 Y:f3 G:d6\n")
     status, _, err = run(capsys, "replay", str(record))
     assert status == 1 and "move 3, line 1: G:d6 is not legal" in err
