@@ -1,0 +1,17 @@
+.PHONY: demo test slow bench lint
+
+demo:
+	pip install -e . && rolit demo --seed 1
+
+test:
+	pip install -e ".[test]" && python -m pytest -q
+
+slow:
+	python -m pytest -q -m slow
+
+bench:
+	rolit bench --json
+
+lint:
+	ruff check engine vision calibration webui tests
+	python -m pytest -q tests/test_style.py
