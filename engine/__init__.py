@@ -23,6 +23,7 @@ from .game import Game, Match, PlayedMove, RoundResult, Standing, player_totals
 from .perft import perft, perft_counts
 from .position import Move, Outcome, Position
 from .record import load_record, read_record, record_from_json, record_to_json, write_record
+from .referee import Event, Pending, Referee
 from .squares import Square, parse_square, square, square_col, square_name, square_row
 from .variants import CLASSIC, JUNIOR, QUICK4, QUICK6, VARIANTS, Variant, get_variant, standard_order
 
@@ -34,6 +35,7 @@ __all__ = [
     "Game", "Match", "PlayedMove", "RoundResult", "Standing", "player_totals",
     "perft", "perft_counts",
     "Move", "Outcome", "Position",
+    "Event", "Pending", "Referee",
     "load_record", "read_record", "record_from_json", "record_to_json", "write_record",
     "Square", "parse_square", "square", "square_col", "square_name", "square_row",
     "CLASSIC", "JUNIOR", "QUICK4", "QUICK6", "VARIANTS", "Variant", "get_variant", "standard_order",

@@ -35,7 +35,9 @@ def add_seating_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--players", type=int, choices=(2, 3, 4), help="number of players (default: 4, quick4: 2)")
     group.add_argument("--order", help="custom turn order, e.g. red,blue,green,yellow")
     group.add_argument("--solo", action="store_true", help="one person plays two colours in turn")
-    parser.add_argument("--first", help="colour that moves first (default: red)")
+    parser.add_argument(
+        "--first", help="colour that moves first (default: red; for the referee, the first ball decides)"
+    )
 
 
 def _colour(text: str) -> Colour:
@@ -117,6 +119,34 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _referee(args: argparse.Namespace) -> int:
+    from .board import Board, parse_boards
+    from .errors import BoardTextError
+    from .referee import Referee
+
+    variant = get_variant(args.variant)
+    seating = seating_from_args(args)
+    start = None
+    if args.position:
+        if not args.to_move:
+            raise SetupError("--position needs --to-move (the colour whose turn it is)")
+        board = Board.from_text(read_text(args.position))
+        start = Position.from_board(board, variant, turn=_colour(args.to_move),
+                                    **{k: v for k, v in seating.items() if k != "first"})
+    referee = Referee(variant, start=start, **seating) if start is None else Referee(start=start)
+    text = read_text(args.observations)
+    boards = parse_boards(text)
+    if not boards:
+        raise BoardTextError(f"{args.observations} holds no boards")
+    for board in boards:
+        for event in referee.observe(board):
+            if args.json:
+                print(json.dumps(event.to_json()))
+            else:
+                print(f"{event.move_number:3d}. {event.message}")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     """Play a game between simple players and show each move: a look at the engine."""
     rng = random.Random(args.seed)
@@ -170,6 +200,14 @@ def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("record", help="record file (text or JSON), or - for standard input")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_replay)
+
+    p = sub.add_parser("referee", help="judge a file of observed boards and print the referee's events")
+    p.add_argument("observations", help="board-text file of settled boards, one after another, or - for stdin")
+    add_seating_arguments(p)
+    p.add_argument("--position", help="board file of the position to start from (default: the start position)")
+    p.add_argument("--to-move", help="with --position: the colour whose turn it is")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.set_defaults(func=_referee)
 
     p = sub.add_parser("demo", help="watch the engine play a game against itself in the terminal")
     add_seating_arguments(p)

@@ -262,7 +262,16 @@ class Position:
 
     def board(self) -> Board:
         """The balls as a :class:`Board`."""
-        return Board(self.size, [self.colour_at(sq) for sq in self._geom.squares])
+        n = self.size
+        cells: list[Colour | None] = [None] * (n * n)
+        square_of = self._geom.square_of
+        for colour, bits in zip(self.variant.colours, self._boards, strict=True):
+            while bits:
+                b = bits & -bits
+                sq = square_of[b]
+                cells[(sq >> 3) * n + (sq & 7)] = colour
+                bits ^= b
+        return Board(n, cells)
 
     def board_text(self) -> str:
         """Board text of the position."""

@@ -16,6 +16,7 @@ board, and a 6x6 board simply uses the squares whose row and column are below 6.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from .errors import SquareError
 
@@ -81,6 +82,7 @@ def parse_square(name: str, size: int = MAX_SIZE) -> Square:
     return square(col, row)
 
 
+@cache
 def squares_of(size: int) -> tuple[Square, ...]:
     """Every square of a ``size`` x ``size`` board, row by row from a1."""
     return tuple(square(c, r) for r in range(size) for c in range(size))
