@@ -19,3 +19,38 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         terminalreporter.section("figures")
         for line in REPORT_LINES:
             terminalreporter.write_line(line)
+
+
+# --- The table page (rolit.webui): apps and clients for the Flask test client --------------
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def make_app(tmp_path):  # type: ignore[no-untyped-def]
+    """A factory of table-page apps with a temporary instance folder; closed after the test."""
+    from rolit.webui import create_app
+
+    apps = []
+
+    def make(**config):  # type: ignore[no-untyped-def]
+        settings = {"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance"), "SOURCE": "manual", **config}
+        app = create_app(settings)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["rolit"].close()
+
+
+@pytest.fixture
+def app(make_app):  # type: ignore[no-untyped-def]
+    """A table page in manual mode (no camera), quick6 with four players."""
+    return make_app(VARIANT="quick6")
+
+
+@pytest.fixture
+def client(app):  # type: ignore[no-untyped-def]
+    """The Flask test client of :func:`app`."""
+    return app.test_client()

@@ -15,6 +15,8 @@ from rolit.engine.errors import RolitError
 from rolit.vision.cli import BENCHES as VISION_BENCHES
 from rolit.vision.cli import add_vision_commands
 
+from .serve import add_serve_command
+
 __all__ = ["main", "build_parser"]
 
 log = logging.getLogger(__name__)
@@ -62,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     add_engine_commands(sub)
     add_vision_commands(sub)
+    add_serve_command(sub)
 
     p = sub.add_parser("bench", help="measure speed (the figures the README quotes)")
     p.add_argument("target", nargs="?", choices=[*_benches(), "all"], default="all", help="what to measure")

@@ -1,0 +1,1 @@
+"""The app's blueprints: ``pages`` (HTML), ``api`` (JSON actions) and ``stream`` (SSE and MJPEG)."""

@@ -1,0 +1,92 @@
+"""Calibration actions (on the ``api`` blueprint): the grid's corners and the colour model."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+from typing import Any
+
+from flask import Response, current_app, jsonify
+
+from rolit.engine.messages import _
+
+from ..app import get_table
+from ..session import SessionError
+from .api import _body, bp
+
+__all__: list[str] = []
+
+log = logging.getLogger(__name__)
+
+
+@bp.get("/calibration")
+def calibration_state() -> Response:
+    """The corners found in the latest frame, the frame's size and whether a profile is saved."""
+    table = get_table(current_app)
+    worker = table.worker
+    frame = worker.latest_frame if worker else None
+    observation = worker.latest_observation if worker else None
+    corners = [[float(x), float(y)] for x, y in observation.corners] if observation and observation.corners else None
+    return jsonify(
+        corners=corners,
+        size=[int(frame.image.shape[1]), int(frame.image.shape[0])] if frame is not None else None,
+        profile=table.profile_path.exists(),
+        manual_corners=bool(getattr(table, "manual_corners", None)),
+        board=observation.board.text().splitlines() if observation and observation.board else None,
+    )
+
+
+def _corners(value: Any) -> list[tuple[float, float]] | None:
+    if value is None:
+        return None
+    ok = isinstance(value, list) and len(value) == 4 and all(
+        isinstance(p, list) and len(p) == 2 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in p
+        ) for p in value
+    )
+    if not ok:
+        raise SessionError(_("Corners are four [x, y] points: top-left, top-right, bottom-right, bottom-left."))
+    return [(float(p[0]), float(p[1])) for p in value]
+
+
+@bp.post("/calibration/corners")
+def set_corners() -> Response:
+    """Use these four corners of the grid (``null``: find the board automatically again)."""
+    corners = _corners(_body().get("corners"))
+    table = get_table(current_app)
+    if table.worker is None:
+        raise SessionError(_("There is no camera to calibrate in manual mode."), 409)
+    setter = getattr(table.worker.reader, "set_manual_corners", None)
+    if setter is None:
+        raise SessionError(_("This board reader cannot take corners from the page."), 501)
+    setter(corners)
+    table.manual_corners = corners  # type: ignore[attr-defined]
+    table.worker.stabiliser.reset()
+    return jsonify(message=_("Corners saved."), corners=corners)
+
+
+@bp.post("/calibration/colours")
+def calibrate_colours() -> Response:
+    """Fit the colour model from the latest frame (the start position must be on the board) and save it."""
+    table = get_table(current_app)
+    worker = table.worker
+    if worker is None or worker.latest_frame is None:
+        raise SessionError(_("There is no camera picture to calibrate from yet."), 409)
+    try:
+        module = importlib.import_module("rolit.calibration")
+        calibrate = module.calibrate
+    except (ImportError, AttributeError):
+        raise SessionError(_("Colour calibration is not available in this version."), 501) from None
+    try:
+        profile = calibrate(worker.latest_frame.image, table.session.settings.variant)
+    except Exception as exc:
+        log.info("calibration failed: %s", exc)
+        raise SessionError(
+            _("Calibration failed: put the four start balls in the centre and show the whole board.") + f" ({exc})",
+            422,
+        ) from None
+    table.profile_path.parent.mkdir(parents=True, exist_ok=True)
+    profile.save(table.profile_path)
+    worker.set_reader(table.reader_factory(table.session.settings.variant))
+    return jsonify(message=_("Colours calibrated and saved."))
