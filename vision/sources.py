@@ -224,7 +224,7 @@ class _CaptureSource(FrameSource):
         if not ok and self.loop and not self.live:
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
             ok, image = self._cap.read()
-        return image if ok else None
+        return np.asarray(image, np.uint8) if ok and image is not None else None
 
     def _release(self) -> None:
         if self._cap is not None:
@@ -270,7 +270,7 @@ class _ImagesSource(FrameSource):
             self._i += 1
             image = cv2.imread(str(path))
             if image is not None:
-                return image
+                return np.asarray(image, np.uint8)
             log.warning("skipped %s: not an image", path)
         return None
 
@@ -293,9 +293,10 @@ class PushSource(FrameSource):
     def push(self, data: bytes | Image) -> Frame:
         """Publish a frame; :class:`SourceError` if the bytes are not an image."""
         if isinstance(data, bytes | bytearray | memoryview):
-            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-            if image is None:
+            decoded = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            if decoded is None:
                 raise SourceError("the uploaded frame is not an image")
+            image: Image = np.asarray(decoded, np.uint8)
         else:
             image = data
         if not _valid(image):
