@@ -19,12 +19,18 @@ from .errors import (
     SetupError,
     SquareError,
 )
+from .evaluate import Evaluator
 from .game import Game, Match, PlayedMove, RoundResult, Standing, player_totals
+from .mcts import MCTS
 from .perft import perft, perft_counts
+from .players import DEFAULT_ENGINE, ENGINES, LEVELS, EngineRunner, Player, make_player
 from .position import Move, Outcome, Position
 from .record import load_record, read_record, record_from_json, record_to_json, write_record
 from .referee import Event, Pending, Referee
+from .search import RootMove, Searcher, SearchResult
 from .squares import Square, parse_square, square, square_col, square_name, square_row
+from .suggest import MoveSuggestion, Suggestion, explain, suggest
+from .tournament import TournamentResult, run_tournament, wilson_interval
 from .variants import CLASSIC, JUNIOR, QUICK4, QUICK6, VARIANTS, Variant, get_variant, standard_order
 
 __all__ = [
@@ -39,4 +45,8 @@ __all__ = [
     "load_record", "read_record", "record_from_json", "record_to_json", "write_record",
     "Square", "parse_square", "square", "square_col", "square_name", "square_row",
     "CLASSIC", "JUNIOR", "QUICK4", "QUICK6", "VARIANTS", "Variant", "get_variant", "standard_order",
+    "Evaluator", "MCTS", "RootMove", "SearchResult", "Searcher",
+    "DEFAULT_ENGINE", "ENGINES", "LEVELS", "EngineRunner", "Player", "make_player",
+    "MoveSuggestion", "Suggestion", "explain", "suggest",
+    "TournamentResult", "run_tournament", "wilson_interval",
 ]

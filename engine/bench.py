@@ -15,6 +15,7 @@ from typing import Any
 
 from . import bitboard
 from .position import Position
+from .search import Algorithm, Searcher
 
 __all__ = ["bench_engine"]
 
@@ -51,6 +52,11 @@ def bench_engine(repeats: int = 5, quick: bool = False) -> dict[str, Any]:
       over positions from random games.
     - ``playouts_per_second``: random games to the end through the public
       immutable :class:`Position` API.
+    - ``search_nodes_per_second``: BRS and paranoid alpha-beta nodes (table
+      hits included) per second of search, over positions from random games.
+    - ``mcts_playouts_per_second``: MCTS playouts per second, same positions.
+    - ``suggest_time_overrun``: elapsed time of whole ``suggest`` calls over
+      their time limit (1.0 = exactly on time; the promise is under 1.1).
     """
     depth = 4 if quick else 6
     start = Position.start("classic", players=4)
@@ -79,6 +85,24 @@ def bench_engine(repeats: int = 5, quick: bool = False) -> dict[str, Any]:
             legal(own, occ)
         return len(prepared)
 
+    search_samples = _sample_positions(60, seed=3)[8:56:8 if not quick else 24]
+
+    def run_search(algorithm: Algorithm) -> Callable[[], int]:
+        def run() -> int:
+            nodes = 0
+            for pos in search_samples:
+                nodes += Searcher.for_position(pos, algorithm).search(pos, time_limit=0.1 if quick else 0.25).nodes
+            return nodes
+        return run
+
+    def run_mcts() -> int:
+        from .mcts import MCTS
+
+        count = 0
+        for pos in search_samples:
+            count += MCTS.for_position(pos, seed=1).search(pos, time_limit=0.1 if quick else 0.25).nodes
+        return count
+
     rng = random.Random(2)
 
     def run_playouts() -> int:
@@ -97,4 +121,26 @@ def bench_engine(repeats: int = 5, quick: bool = False) -> dict[str, Any]:
         "make_unmake_per_second": {k: (v * scale if k != "runs" else v) for k, v in perft_rates.items()},
         "movegen_per_second": _timed(run_movegen, repeats),
         "playouts_per_second": _timed(run_playouts, repeats),
+        "search_nodes_per_second": {
+            "brs": _timed(run_search("brs"), repeats),
+            "paranoid": _timed(run_search("paranoid"), repeats),
+        },
+        "mcts_playouts_per_second": _timed(run_mcts, repeats),
+        "suggest_time_overrun": _overrun(search_samples, 0.05 if quick else 0.1, 1 if quick else 3),
     }
+
+
+def _overrun(positions: list[Position], limit: float, rounds: int) -> dict[str, Any]:
+    """How far :func:`~rolit.engine.suggest.suggest` goes past its time limit:
+    the worst and median ratio of elapsed time to the limit, every engine."""
+    from .suggest import suggest
+
+    ratios = []
+    for _ in range(rounds):
+        for engine in ("brs", "paranoid", "mcts"):
+            for pos in positions:
+                t0 = time.perf_counter()
+                suggest(pos, time_limit=limit, engine=engine)
+                ratios.append((time.perf_counter() - t0) / limit)
+    return {"time_limit": limit, "calls": len(ratios), "median_ratio": round(statistics.median(ratios), 4),
+            "max_ratio": round(max(ratios), 4)}

@@ -188,8 +188,61 @@ def _bench_engine(args: argparse.Namespace) -> dict[str, Any]:
 BENCHES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {"engine": _bench_engine}
 
 
+def _suggest(args: argparse.Namespace) -> int:
+    from .board import Board
+    from .suggest import suggest
+
+    board = Board.from_text(read_text(args.board_file))
+    variant = get_variant(args.variant)
+    if board.size != variant.size and args.variant == "classic":
+        # The default edition does not fit: follow the board, as render does.
+        from .colours import GREY
+
+        variant = get_variant({8: "classic", 6: "junior" if GREY in board.colours() else "quick6", 4: "quick4"}
+                              .get(board.size, "classic"))
+    seating = {k: v for k, v in seating_from_args(args).items() if k != "first"}
+    turn = _colour(args.to_move)
+    position = Position.from_board(board, variant, turn=turn, **seating)
+    from .players import DEFAULT_ENGINE
+
+    result = suggest(position, time_limit=args.time, engine=args.engine or DEFAULT_ENGINE)
+    moves = result.moves[: args.top] if args.top else result.moves
+    if args.json:
+        data = result.to_json()
+        data["moves"] = [m.to_json() for m in moves]
+        print(json.dumps(data))
+        return 0
+    unit = "% win" if result.unit == "win%" else " balls"
+    how = "exact result" if result.solved else (f"depth {result.depth}" if result.depth else f"{result.nodes} playouts")
+    print(f"{position.turn.title} to move; {result.engine}, {how}, {result.elapsed:.2f} s")
+    for rank, m in enumerate(moves, start=1):
+        score = f"{m.score:+.1f}{unit}"
+        print(f"{rank:2d}. {m.name:4s} {score:>12s}  {m.reason}")
+        if len(m.line) > 1:
+            print(f"    {'':4s} {'':12s}  then: {' '.join(str(x) for x in m.line[1:])}")
+    return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from .tournament import GameResult, run_tournament
+
+    def progress(r: GameResult) -> None:
+        if not args.json:
+            seats = " ".join(f"{c}={e}" for c, e in r.seats.items())
+            print(f"game {r.index + 1}: {seats} -> {', '.join(r.winners)} ({r.seconds:.0f} s)", file=sys.stderr)
+
+    players = args.players or 2
+    result = run_tournament(args.engines.split(","), args.games, args.time, variant=args.variant,
+                            players=players, jobs=args.jobs, seed=args.seed, progress=progress)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(result.table())
+    return 0
+
+
 def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add perft, replay and demo to ``sub``."""
+    """Add perft, replay, referee, demo, suggest and tournament to ``sub``."""
     p = sub.add_parser("perft", help="count the leaves of the move tree from the start")
     p.add_argument("depth", type=int, help="plies to look ahead")
     add_seating_arguments(p)
@@ -214,3 +267,27 @@ def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--seed", type=int, default=None, help="random seed for a repeatable game")
     p.add_argument("--boards", action="store_true", help="print the board after every move")
     p.set_defaults(func=_demo)
+
+    p = sub.add_parser("suggest", help="rank the legal moves of a position, with scores, reasons and expected lines")
+    p.add_argument("board_file", help="board-text file of the position, or - for standard input")
+    p.add_argument("--to-move", required=True, help="the colour whose turn it is")
+    add_seating_arguments(p)
+    p.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1; never 10%% more)")
+    p.add_argument("--engine", choices=("brs", "paranoid", "mcts"), default=None,
+                   help="search engine (default: the strongest measured, see the README)")
+    p.add_argument("--top", type=int, default=0, help="show only the best N moves")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_suggest)
+
+    p = sub.add_parser("tournament", help="play engines against each other and print win rates with 95% intervals")
+    p.add_argument("--engines", default="brs,greedy",
+                   help="comma-separated engines or levels: brs, paranoid, mcts, greedy, random, easy, medium, hard "
+                        "(fewer than the seats: the last fills the rest; more: every group plays)")
+    p.add_argument("--games", type=int, default=20, help="number of games (a multiple of the seats rotates evenly)")
+    p.add_argument("--time", type=float, default=1.0, help="seconds per move (default 1)")
+    p.add_argument("--variant", choices=list(VARIANTS), default="classic", help="edition (default: classic)")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), help="number of players (default: 2)")
+    p.add_argument("--jobs", type=int, default=None, help="games at once (default: one per core)")
+    p.add_argument("--seed", type=int, default=1, help="random seed of the whole tournament")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_tournament)
