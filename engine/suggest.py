@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 # Share of the time limit the search may use; the rest pays for the reasons
 # and the expected lines, so the whole call stays within the limit.
-SEARCH_SHARE = 0.88
+SEARCH_SHARE = 0.75
 # Plies of expected line shown per move (the move itself included), per player.
 LINE_ROUNDS = 2
 

@@ -16,7 +16,7 @@ from rolit.vision.synthetic.demo import demo_clip
 def test_demo_clip_shows_every_flag_and_the_whole_game() -> None:
     clip = demo_clip(size=(160, 120))
     game = clip.game
-    referee = Referee(game.variant, order=game.order, grace=2.0)
+    referee = Referee(game.variant, order=game.order, grace=4.0)  # the table page's grace time
     seen: list[tuple[float, str]] = []
     for frame in clip.frames:
         seen += [(frame.time, e.type) for e in referee.observe(frame.board, now=frame.time)]
@@ -29,5 +29,5 @@ def test_demo_clip_shows_every_flag_and_the_whole_game() -> None:
         "missed_capture", "wrong_flips", "out_of_turn", "wrong_flips", "takeback",
     ]
     assert kinds["board_fixed"] == 4 and seen[-1][1] == "game_over"
-    # Every kind of flag is on the page within the first minute.
-    assert max(t for t, kind in seen if kind == "takeback") < 60
+    # Every kind of flag is on the page within a couple of minutes.
+    assert max(t for t, kind in seen if kind == "takeback") < 120

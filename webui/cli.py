@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rolit.calibration.cli import BENCHES as CALIBRATION_BENCHES
+from rolit.calibration.cli import add_calibration_commands
 from rolit.engine.cli import BENCHES as ENGINE_BENCHES
 from rolit.engine.cli import add_engine_commands
 from rolit.engine.errors import RolitError
@@ -23,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 def _benches() -> dict[str, Callable[[argparse.Namespace], dict[str, Any]]]:
-    return {**ENGINE_BENCHES, **VISION_BENCHES}
+    return {**ENGINE_BENCHES, **VISION_BENCHES, **CALIBRATION_BENCHES}
 
 
 def _print_figures(figures: dict[str, Any], indent: str = "  ") -> None:
@@ -64,12 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     add_engine_commands(sub)
     add_vision_commands(sub)
+    add_calibration_commands(sub)
     add_serve_command(sub)
 
     p = sub.add_parser("bench", help="measure speed (the figures the README quotes)")
     p.add_argument("target", nargs="?", choices=[*_benches(), "all"], default="all", help="what to measure")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per figure; the median is reported")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for a smoke test)")
+    p.add_argument("--scenes", type=int, default=60, help="vision: unseen renders to read for the accuracy figures")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_bench)
     return parser

@@ -33,7 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "DEMO_SIZE": (640, 360),
     "STABILISER_HOLD": 0.4,
     "STABILISER_FRAMES": 3,
-    "GRACE": 3.0,
+    "GRACE": 4.0,
     "STATE_FILE": None,
     "PROFILE": None,
     "RESUME": None,

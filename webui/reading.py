@@ -1,6 +1,6 @@
 """Which board reader the live session uses.
 
-The real one is :class:`rolit.vision.reader.BoardReader`, with the calibration
+The real one is :class:`rolit.calibration.BoardReader`, with the calibration
 profile when one was saved. Tests may inject another object with the same
 ``read(image) -> Observation`` and ``reset()`` methods (the app's
 ``READER_FACTORY`` setting).
@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from rolit.calibration import BoardReader, Profile
 from rolit.engine import RolitError
 from rolit.vision.observation import Observation
 
@@ -41,29 +42,24 @@ class ReaderUnavailable(RolitError):
     """The board reader is not installed (or not finished) in this build."""
 
 
-def load_profile(path: str | Path | None) -> Any:
+def load_profile(path: str | Path | None) -> Profile | None:
     """The calibration profile at ``path``, or ``None`` when there is none (or it cannot be read)."""
     if not path or not Path(path).exists():
         return None
     try:
-        from rolit.calibration import Profile  # type: ignore[attr-defined,unused-ignore]
-
         return Profile.load(path)
-    except Exception as exc:  # a bad profile must not stop the page: read without it
+    except RolitError as exc:  # a bad profile must not stop the page: read without it
         log.warning("calibration profile %s not used: %s", path, exc)
         return None
 
 
 def real_reader_factory(profile_path: str | Path | None = None) -> ReaderFactory:
-    """A factory of :class:`~rolit.vision.reader.BoardReader` objects for a variant."""
+    """A factory of :class:`~rolit.calibration.BoardReader` objects for a variant."""
 
     def make(variant: str) -> FrameReader:
-        from rolit.vision import reader as reader_module
-
-        cls: Any = getattr(reader_module, "BoardReader", None)
-        if cls is None or not hasattr(cls, "read"):
-            raise ReaderUnavailable("the board reader (rolit.vision.reader.BoardReader) is not available yet")
-        reader: FrameReader = cls(variant=variant, profile=load_profile(profile_path))
-        return reader
+        profile = load_profile(profile_path)
+        if profile is not None and profile.variant != variant:
+            profile = None  # made for another edition's board
+        return BoardReader(variant=variant, profile=profile)
 
     return make

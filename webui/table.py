@@ -54,7 +54,7 @@ class Table:
         self.session = TableSession(
             first_settings(config),
             manual=manual,
-            grace=config.get("GRACE", 3.0),
+            grace=config.get("GRACE", 4.0),
             store=self.store,
             seed=config.get("SEED"),
         )
@@ -75,6 +75,9 @@ class Table:
         self.push: PushSource | None = None
         self.worker: VisionWorker | None = None
         if not manual and config.get("START_WORKER", True):
+            # Build the reader (and train its colour model) before the camera
+            # starts, so no move is missed while the model is being prepared.
+            self.reader_factory(self.session.settings.variant)
             self.worker = VisionWorker(
                 self.session,
                 self._open(source_spec),

@@ -19,25 +19,11 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def real_reader_ready() -> bool:
-    """True once rolit.vision.reader.BoardReader can read frames."""
-    from rolit.vision import reader
-
-    return hasattr(getattr(reader, "BoardReader", None), "read")
-
-
 def demo_config(tmp: Path) -> dict[str, Any]:
-    """The demo with the real reader when it exists, else the test-only truth adapter (said in the figures)."""
-    base: dict[str, Any] = {"TESTING": True, "INSTANCE_PATH": str(tmp), "SOURCE": "demo", "SSE_HEARTBEAT": 2.0}
-    if real_reader_ready():
-        return {**base, "DEMO_FPS": 15.0, "DEMO_SIZE": (480, 270), "STABILISER_HOLD": 0.25,
-                "STABILISER_FRAMES": 3, "GRACE": 1.5, "READER_NAME": "real BoardReader"}
-    from webui_support import TruthReader, TruthSource
-
-    return {**base, "SOURCE_FACTORY": lambda spec: TruthSource(fps=30.0).start(),
-            "READER_FACTORY": lambda variant: TruthReader(variant),
-            "STABILISER_HOLD": 0.12, "STABILISER_FRAMES": 3, "GRACE": 0.7,
-            "READER_NAME": "test-only truth adapter (the real BoardReader has not landed)"}
+    """The built-in demo through the real pipeline: synthetic camera, BoardReader, stabiliser, referee."""
+    return {"TESTING": True, "INSTANCE_PATH": str(tmp), "SOURCE": "demo", "SSE_HEARTBEAT": 2.0,
+            "DEMO_FPS": 15.0, "DEMO_SIZE": (640, 360), "STABILISER_HOLD": 0.25,
+            "STABILISER_FRAMES": 3, "GRACE": 4.0, "READER_NAME": "real BoardReader"}
 
 
 class LiveServer:

@@ -213,6 +213,11 @@ class Camera:
         top = max(0, math.ceil(-float(py.min())) + 2)
         right = max(0, math.ceil(float(px.max()) - (w - 1)) + 2)
         bottom = max(0, math.ceil(float(py.max()) - (h - 1)) + 2)
+        # Strong barrel distortion at a wide angle sends the undistorted corners
+        # far out (the inverse diverges); the very corners are then edge pixels
+        # rather than a canvas many times the image's size.
+        cap_x, cap_y = int(0.6 * w), int(0.6 * h)
+        left, right, top, bottom = min(left, cap_x), min(right, cap_x), min(top, cap_y), min(bottom, cap_y)
         return left, top, w + left + right, h + top + bottom
 
     def distortion_maps(self, left: int, top: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:

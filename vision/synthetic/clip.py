@@ -42,6 +42,10 @@ U8 = npt.NDArray[np.uint8]
 
 MISTAKES = ("missed_capture", "missing_roll", "extra_roll", "out_of_turn", "takeback")
 
+# Seconds a forgotten roll stays forgotten before the player notices and rolls it
+# (longer than the live referee's grace time, so it is flagged).
+FORGOTTEN_ROLL_WAIT = 5.0
+
 # Seconds for the hand to come in, stay, and go.
 _IN, _STAY, _OUT = 0.5, 0.35, 0.45
 
@@ -229,6 +233,9 @@ class GameClip:
             missing = flips[-1:] if len(flips) > 1 else flips
             self._move(out, pos, colour, sq, flips, number, skip=missing)
             names = " ".join(square_name(s) for s in missing)
+            # Nobody notices at once: a live referee waits a few seconds for the
+            # rolls to be finished before it calls a roll forgotten.
+            out.append(FORGOTTEN_ROLL_WAIT)
             out += [
                 _Action(colour, dict.fromkeys(missing, colour), f"{number}. {who} rolls the forgotten {names}"),
                 self.settle,

@@ -1,0 +1,76 @@
+"""``rolit recognize``, ``calibrate``, ``watch`` and ``markers`` as DESIGN.md's contracts say."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from rolit.engine import Position
+from rolit.vision.synthetic.demo import DEMO_PARAMS, demo_game
+from rolit.vision.synthetic.renderer import render
+from rolit.webui.cli import main
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("photos")
+    start, _ = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    middle, truth = render(demo_game().positions()[8].board(), DEMO_PARAMS, variant="quick6")
+    paths = {"start": folder / "start.jpg", "middle": folder / "middle.png", "blank": folder / "blank.png"}
+    cv2.imwrite(str(paths["start"]), start)
+    cv2.imwrite(str(paths["middle"]), middle)
+    cv2.imwrite(str(paths["blank"]), np.full((360, 640, 3), 120, np.uint8))
+    (folder / "truth.txt").write_text(truth.board.text())
+    return paths
+
+
+def test_recognize_json_contract(photos: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", str(photos["middle"]), "--variant", "quick6", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"n", "rows", "board", "corners", "unknown", "confidence"}
+    assert data["n"] == 6 and len(data["rows"]) == 6 and len(data["board"]) == 6 and len(data["corners"]) == 4
+    truth = (photos["middle"].parent / "truth.txt").read_text().splitlines()
+    for got, want in zip(data["rows"], truth, strict=True):
+        assert all(g in ("?", w) for g, w in zip(got, want, strict=True))
+    assert 0.0 <= data["confidence"] <= 1.0
+
+
+def test_recognize_without_a_board_exits_3(photos: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", str(photos["blank"])]) == 3
+    assert "no 8x8 board found" in capsys.readouterr().err
+    assert main(["recognize", str(photos["blank"].parent / "missing.jpg")]) == 1
+    not_image = photos["blank"].parent / "notes.jpg"
+    not_image.write_text("hello")
+    assert main(["recognize", str(not_image)]) == 1
+    assert "not an image" in capsys.readouterr().err
+
+
+def test_calibrate_then_recognize(photos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "profile.json"
+    assert main(["calibrate", str(photos["start"]), "--variant", "quick6", "-o", str(profile)]) == 0
+    assert json.loads(profile.read_text())["variant"] == "quick6"
+    assert main(["recognize", str(photos["middle"]), "--variant", "quick6", "--calibration", str(profile)]) == 0
+    assert main(["recognize", str(photos["middle"]), "--calibration", str(profile)]) == 1
+    assert "made for quick6, not classic" in capsys.readouterr().err
+    assert main(["calibrate", str(photos["middle"]), "--variant", "quick6", "-o", str(profile)]) == 1
+    assert "does not show the start position" in capsys.readouterr().err
+
+
+def test_watch_prints_settled_boards(photos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(8):
+        cv2.imwrite(str(folder / f"{i:02d}.png"), cv2.imread(str(photos["start"])))
+    assert main(["watch", str(folder), "--variant", "quick6", "--fps", "20", "--hold", "0.1", "--timeout", "2"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out == Position.start("quick6").board_text()
+
+
+def test_markers_sheet(tmp_path: Path) -> None:
+    assert main(["markers", "-o", str(tmp_path / "sheet.png")]) == 0
+    assert cv2.imread(str(tmp_path / "sheet.png")) is not None
+    assert main(["markers", "-o", str(tmp_path / "no" / "such" / "sheet.png")]) == 1

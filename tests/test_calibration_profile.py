@@ -1,0 +1,57 @@
+"""Calibration profiles: JSON round trip, atomic saves, and damaged files refused clearly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rolit.calibration import CalibrationError, Profile, default_profile_path
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    profile = Profile("junior", 2, [[1, 2], [3, 4], [5, 6], [7, 8]],
+                      {"red": [50.0, 60.0, 40.0], "green": [40.0, -30.0, 20.0], "empty": [30.0, 0.0, 0.0]},
+                      "2026-11-29T12:00:00+00:00")
+    path = profile.save(tmp_path / "sub" / "p.json")
+    again = Profile.load(path)
+    assert again == profile and again.calibrated
+
+
+def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_profile_path() == tmp_path / "rolit-assistant" / "profile.json"
+    assert Profile().save() == default_profile_path()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "bad JSON"),
+        ("[1, 2]", "is a JSON object"),
+        ('{"version": 9}', "version 9"),
+        ('{"version": 1, "class_means": {"red": [1, 2]}}', "3 numbers"),
+        ('{"version": 1, "rotation": 7}', "rotation must be"),
+        ('{"version": 1, "corners": [[0, 0]]}', "4 points"),
+        ('{"version": 1, "variant": "chess"}', "unknown variant"),
+    ],
+)
+def test_damaged_profiles(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(content)
+    with pytest.raises(CalibrationError, match=message):
+        Profile.load(path)
+
+
+def test_a_failed_save_keeps_the_old_profile(tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    Profile("classic", rotation=1).save(path)
+    before = path.read_text()
+    folder_as_file = tmp_path / "blocked"
+    folder_as_file.write_text("a file where a folder should be")
+    with pytest.raises(CalibrationError, match="cannot save"):
+        Profile("classic").save(folder_as_file / "p.json")
+    assert path.read_text() == before and json.loads(before)["rotation"] == 1
+    with pytest.raises(CalibrationError, match="does not exist"):
+        Profile.load(tmp_path / "missing.json")

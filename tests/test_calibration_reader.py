@@ -1,0 +1,91 @@
+"""The board reader on synthetic frames: the demo camera, calibration, orientation, hands, learning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rolit.calibration import BoardReader, CalibrationError, calibrate
+from rolit.calibration.reader import board_square, image_cell
+from rolit.engine import UNKNOWN, Position
+from rolit.vision.synthetic.demo import DEMO_PARAMS, demo_game
+from rolit.vision.synthetic.geometry import BoardGeometry
+from rolit.vision.synthetic.hand import random_hand
+from rolit.vision.synthetic.params import RenderParams
+from rolit.vision.synthetic.renderer import render
+
+
+def test_rotation_helpers_are_inverse() -> None:
+    for rotation in range(4):
+        for col in range(6):
+            for row in range(6):
+                assert image_cell(board_square(col, row, 6, rotation), 6, rotation) == (col, row)
+
+
+def _demo_positions() -> list[Position]:
+    game = demo_game()
+    return [game.positions()[k] for k in (0, 6, 14, 24, 32)]
+
+
+def test_reads_the_demo_game_uncalibrated() -> None:
+    reader = BoardReader("quick6")
+    for position in _demo_positions():
+        image, truth = render(position.board(), DEMO_PARAMS, variant="quick6")
+        obs = reader.read(image)
+        assert obs.board is not None
+        wrong = [sq for sq, cell in obs.board.items() if cell is not UNKNOWN and cell != truth.board[sq]]
+        assert wrong == []
+        assert len(obs.unknown) <= 3  # uncalibrated: unsure rather than wrong
+
+
+def test_calibration_fixes_orientation_and_is_never_wrong() -> None:
+    params = RenderParams(**{**DEMO_PARAMS.__dict__, "azimuth": 185.0})  # the camera on the far side
+    start, _ = render(Position.start("quick6").board(), params, variant="quick6")
+    profile = calibrate(start, "quick6")
+    assert profile.rotation == 2 and profile.calibrated
+    reader = BoardReader("quick6", profile=profile)
+    for position in _demo_positions()[1:]:
+        image, truth = render(position.board(), params, variant="quick6")
+        obs = reader.read(image)
+        assert obs.board is not None
+        wrong = [sq for sq, cell in obs.board.items() if cell is not UNKNOWN and cell != truth.board[sq]]
+        assert wrong == []  # in the right orientation; unsure cells stay unknown
+        reader.learn(obs.board)
+    assert set(profile.class_means) >= {"red", "yellow", "green", "blue"}
+
+
+def test_calibration_refuses_a_mid_game_picture() -> None:
+    image, _ = render(_demo_positions()[3].board(), DEMO_PARAMS, variant="quick6")
+    with pytest.raises(CalibrationError, match="does not show the start position"):
+        calibrate(image, "quick6")
+    with pytest.raises(CalibrationError, match="no board found"):
+        calibrate(np.full((360, 640, 3), 90, np.uint8), "quick6")
+
+
+def test_a_hand_makes_cells_unknown_never_wrong() -> None:
+    reader = BoardReader("quick6")
+    position = _demo_positions()[2]
+    rng = np.random.default_rng(4)
+    geo = BoardGeometry(6)
+    for k in range(4):
+        hand = random_hand(rng, geo.cell_centre((2 + k % 2) * 8 + 3), 180.0 + 20 * k)
+        image, truth = render(position.board(), DEMO_PARAMS, variant="quick6", hand=hand)
+        obs = reader.read(image)
+        assert obs.board is not None
+        for sq in truth.hidden:
+            assert obs.board[sq] is UNKNOWN or obs.board[sq] == truth.board[sq]
+
+
+def test_manual_corners_and_bad_frames() -> None:
+    image, truth = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    reader = BoardReader("quick6")
+    reader.set_manual_corners(truth.corners)
+    obs = reader.read(image)
+    assert obs.board == truth.board and reader.profile.corners is not None
+    reader.set_manual_corners(None)
+    assert reader.profile.corners is None
+    with pytest.raises(CalibrationError, match="four points"):
+        reader.set_manual_corners([[0, 0]])
+    with pytest.raises(CalibrationError, match="colour image"):
+        reader.read(np.zeros((10, 10), np.uint8))
+    assert BoardReader("quick6").read(np.full((360, 640, 3), 128, np.uint8)).status == "no_board"

@@ -1,0 +1,177 @@
+"""Colour features of each cell, read where the ball's top appears.
+
+A ball's top colour is what the player rolled up; near its rim the neighbouring
+segments show, and in an oblique view the top is well away from the cell's
+centre on the board (parallax), so each cell is read in a small disc round the
+projected top of a ball standing in it. Features are robust statistics in Lab
+(medians and quantiles, which a highlight or a dark seam does not move much),
+taken relative to the board's plastic, so that the light's colour and strength
+matter less; the plastic is read at the grid-line crossings, where no ball ever is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .locate import apply_homography
+from .pose import BALL_CENTRE_HEIGHT, BALL_TOP_HEIGHT, Pose
+
+__all__ = ["CellSamples", "FEATURE_NAMES", "sample_cells", "features_from_lab"]
+
+F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[Any]  # float32 images; OpenCV's stubs widen dtypes freely
+U8 = npt.NDArray[np.uint8]
+
+FEATURE_NAMES = (
+    "L", "a", "b", "dL", "da", "db", "chroma", "hue_cos", "hue_sin", "L_q25", "L_q75", "chroma_q75",
+    "cup_dL", "cup_dchroma", "plastic_L", "plastic_a", "plastic_b", "ring_dL", "ring_dchroma",
+)  # fmt: skip
+
+_DISC = 24  # sample points in a reading disc
+
+
+@dataclass(frozen=True)
+class CellSamples:
+    """Per cell (row-major, n * n): where it was read (ball tops, image pixels) and its raw Lab readings.
+
+    ``top`` is the Lab of the disc round the ball's top (n*n x _DISC x 3);
+    ``cup`` the Lab at the cup's centre on the plane, ``ring`` round the ball's
+    waist; ``plastic`` the board's plastic colour (3,).
+    """
+
+    points: F64
+    top: F32
+    cup: F32
+    ring: F32
+    plastic: F32
+    shift: F64  # per cell, how far (pixels) its ball was found from where the grid put it (0: not moved)
+
+
+def _disc_offsets(count: int) -> F64:
+    """Points filling a unit disc evenly (a sunflower pattern)."""
+    k = np.arange(count) + 0.5
+    r = np.sqrt(k / count)
+    theta = np.pi * (1 + 5**0.5) * k
+    return np.asarray(np.c_[r * np.cos(theta), r * np.sin(theta)], np.float64)
+
+
+_OFFSETS = _disc_offsets(_DISC)
+_ANGLES = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+_RING = np.c_[np.cos(_ANGLES), np.sin(_ANGLES)]
+
+
+def _bilinear(lab: F32, pts: F64) -> F32:
+    count = len(pts)
+    cols = 1024
+    rows = -(-count // cols)
+    padded = np.full((rows * cols, 2), -10.0, np.float32)
+    padded[:count] = pts
+    out = cv2.remap(lab, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out.reshape(-1, 3)[:count], np.float32)
+
+
+def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
+    """Read every cell of the grid ``homography`` maps (grid coordinates -> image pixels)."""
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    size = (image.shape[1], image.shape[0])
+    pose = Pose.from_homography(homography, size)
+    g = np.arange(n, dtype=np.float64) + 0.5
+    cu, cv_ = np.meshgrid(g, g)
+    cells = np.c_[cu.ravel(), cv_.ravel()]
+    count = len(cells)
+    tops3 = np.c_[cells, np.full(count, BALL_TOP_HEIGHT)]
+    tops = pose.project(tops3)
+    centres = pose.project(np.c_[cells, np.full(count, BALL_CENTRE_HEIGHT)])
+    radius = pose.ball_radius_px(tops3)
+    # The grid is rarely right to a fraction of a ball (lens distortion, a
+    # slightly wrong pose), so each cell looks for its ball near where it should
+    # be: the spot whose surroundings differ most from the plastic, and moves its
+    # reading there. Empty cells have no such spot and barely move.
+    k = np.r_[np.arange(n) + 0.14, np.arange(1, n + 1) - 0.14]
+    xu, xv = np.meshgrid(k, k)
+    plastic_pts = apply_homography(homography, np.c_[xu.ravel(), xv.ravel()])
+    plastic = np.median(_bilinear(lab, plastic_pts), axis=0).astype(np.float32)
+    shift = _snap_to_balls(lab, plastic, centres, radius)
+    centres = centres + shift
+    tops = tops + shift
+    # The top disc: a third of the ball's apparent radius, round the top.
+    disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2)
+    ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2)
+    cup = apply_homography(homography, cells)
+    top_lab = _bilinear(lab, disc).reshape(count, _DISC, 3)
+    ring_lab = _bilinear(lab, ring).reshape(count, len(_RING), 3)
+    cup_lab = _bilinear(lab, cup)
+    return CellSamples(tops, top_lab, cup_lab, ring_lab.astype(np.float32), plastic, shift)
+
+
+def _snap_to_balls(lab: F32, plastic: F32, centres: F64, radius: F64) -> F64:
+    """Per cell, the image shift (pixels) that puts a ball-sized disc on the most ball-like spot nearby."""
+    diff = lab - plastic[None, None, :]
+    ballness = np.sqrt(diff[..., 0] ** 2 + 2.0 * (diff[..., 1] ** 2 + diff[..., 2] ** 2)).astype(np.float32)
+    r = float(np.median(radius))
+    k = max(3, round(1.3 * r) | 1)
+    response = cv2.blur(ballness, (k, k))
+    steps = np.linspace(-0.7, 0.7, 9)
+    dx, dy = np.meshgrid(steps, steps)
+    offsets = np.c_[dx.ravel(), dy.ravel()]
+    pts = (centres[:, None, :] + offsets[None, :, :] * radius[:, None, None]).reshape(-1, 2)
+    vals = _bilinear_one(response, pts).reshape(len(centres), len(offsets))
+    rows = np.arange(len(centres))
+    best = np.argmax(vals, axis=1)
+    centre_val = vals[:, len(offsets) // 2]
+    gain = vals[rows, best] - centre_val
+    shift = offsets[best] * radius[:, None]
+    # Only move where a ball is clearly there and the move clearly helps.
+    strong = (vals[rows, best] > 2.0 * float(np.median(response))) & (gain > 0.05 * centre_val)
+    return np.asarray(np.where(strong[:, None], shift, 0.0), np.float64)
+
+
+def _bilinear_one(image: F32, pts: F64) -> F32:
+    count = len(pts)
+    cols = 1024
+    rows = -(-count // cols)
+    padded = np.full((rows * cols, 2), -10.0, np.float32)
+    padded[:count] = pts
+    out = cv2.remap(image, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out.reshape(-1)[:count], np.float32)
+
+
+def features_from_lab(samples: CellSamples, transform: F64 | None = None) -> F64:
+    """The feature matrix (cells x len(FEATURE_NAMES)); ``transform`` (3x4) corrects Lab colours first."""
+
+    def fix(lab: npt.NDArray[np.floating]) -> F64:
+        arr = np.asarray(lab, np.float64)
+        if transform is None:
+            return arr
+        flat = arr.reshape(-1, 3)
+        out = flat @ transform[:, :3].T + transform[:, 3]
+        return np.asarray(out.reshape(arr.shape), np.float64)
+
+    top = fix(samples.top)
+    cup = fix(samples.cup)
+    ring = fix(samples.ring)
+    plastic = fix(samples.plastic.reshape(1, 3))[0]
+    med = np.median(top, axis=1)
+    chroma_all = np.hypot(top[..., 1], top[..., 2])
+    chroma = np.hypot(med[:, 1], med[:, 2])
+    hue = np.arctan2(med[:, 2], med[:, 1])
+    p_chroma = float(np.hypot(plastic[1], plastic[2]))
+    ring_med = np.median(ring, axis=1)
+    cols = [
+        med[:, 0], med[:, 1], med[:, 2],
+        med[:, 0] - plastic[0], med[:, 1] - plastic[1], med[:, 2] - plastic[2],
+        chroma, np.cos(hue), np.sin(hue),
+        np.percentile(top[..., 0], 25, axis=1), np.percentile(top[..., 0], 75, axis=1),
+        np.percentile(chroma_all, 75, axis=1),
+        cup[:, 0] - plastic[0], np.hypot(cup[:, 1], cup[:, 2]) - p_chroma,
+        np.full(len(med), plastic[0]), np.full(len(med), plastic[1]), np.full(len(med), plastic[2]),
+        ring_med[:, 0] - plastic[0], np.hypot(ring_med[:, 1], ring_med[:, 2]) - p_chroma,
+    ]  # fmt: skip
+    return np.asarray(np.column_stack(cols), np.float64)

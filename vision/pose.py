@@ -1,0 +1,121 @@
+"""Camera pose from the grid's homography, for parallax.
+
+Balls stand above the board, so in an oblique view a ball's top is not where
+its cell's centre is on the board plane. The homography of the board plane,
+with the principal point at the image centre and square pixels, gives the focal
+length (when the view is oblique enough to tell) and the pose; then any point at
+a height above the board can be projected.
+
+Units are cells: grid coordinates ``(u, v)`` run 0..n across the grid, and
+heights are in cell pitches too.
+
+>>> import numpy as np
+>>> from rolit.vision.locate import grid_homography
+>>> h = grid_homography([[100, 100], [500, 100], [500, 500], [100, 500]], 8)
+>>> pose = Pose.from_homography(h, (600, 600))
+>>> np.round(pose.project([[4.0, 4.0, 0.0]]), 1).tolist()   # the grid's centre, on the board
+[[300.0, 300.0]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Pose", "BALL_CENTRE_HEIGHT", "BALL_TOP_HEIGHT", "BALL_RADIUS", "CUP_RADIUS"]
+
+F64 = npt.NDArray[np.float64]
+
+# A classic set, in cell pitches (3 cm): balls of 2.3 cm whose centres stand
+# 7 mm above the board in their cups.
+BALL_RADIUS = 11.5 / 30.0
+BALL_CENTRE_HEIGHT = 7.0 / 30.0
+BALL_TOP_HEIGHT = BALL_CENTRE_HEIGHT + BALL_RADIUS
+CUP_RADIUS = 11.0 / 30.0
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Intrinsics ``K`` and the board's rotation ``R`` (columns: u axis, v axis, up) and translation ``t``."""
+
+    K: F64
+    R: F64
+    t: F64
+
+    @classmethod
+    def from_homography(cls, h: npt.ArrayLike, size: tuple[int, int], hfov_prior: float = 64.0) -> Pose:
+        """The pose behind a board homography; ``size`` is the image's (width, height)."""
+        hm = np.asarray(h, np.float64)
+        w, ht = size
+        cx, cy = w / 2.0, ht / 2.0
+        shift = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
+        hp = shift @ hm
+        hp = hp / np.linalg.norm(hp[:, 0])
+        f_prior = (w / 2.0) / np.tan(np.radians(hfov_prior / 2.0))
+        f = _focal(hp, f_prior)
+        k = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
+        a = np.linalg.inv(np.diag([f, f, 1.0])) @ hp
+        scale = 2.0 / (np.linalg.norm(a[:, 0]) + np.linalg.norm(a[:, 1]))
+        r1, r2, t = a[:, 0] * scale, a[:, 1] * scale, a[:, 2] * scale
+        if t[2] < 0:  # the board is in front of the camera
+            r1, r2, t = -r1, -r2, -t
+        r1 = r1 / np.linalg.norm(r1)
+        r2 = r2 - r1 * (r1 @ r2)
+        r2 = r2 / np.linalg.norm(r2)
+        r3 = np.cross(r1, r2)
+        if r3 @ t > 0:  # "up" points from the board towards the camera
+            r3 = -r3
+        return cls(k, np.column_stack([r1, r2, r3]), t)
+
+    @property
+    def focal(self) -> float:
+        """Focal length in pixels."""
+        return float(self.K[0, 0])
+
+    def to_camera(self, points: npt.ArrayLike) -> F64:
+        """Board points ``(u, v, height)`` in camera coordinates."""
+        p = np.asarray(points, np.float64).reshape(-1, 3)
+        return np.asarray(p @ self.R.T + self.t, np.float64)
+
+    def project(self, points: npt.ArrayLike) -> F64:
+        """Image pixels of board points ``(u, v, height)``."""
+        c = self.to_camera(points)
+        p = c @ self.K.T
+        return np.asarray(p[:, :2] / p[:, 2:3], np.float64)
+
+    def ball_radius_px(self, points: npt.ArrayLike) -> F64:
+        """Apparent radius in pixels of balls centred at ``points``."""
+        c = self.to_camera(points)
+        return np.asarray(self.focal * BALL_RADIUS / np.linalg.norm(c, axis=1), np.float64)
+
+    @property
+    def elevation(self) -> float:
+        """Degrees between the board plane and the line of sight to the grid's origin (90: straight down)."""
+        up = self.R[:, 2]
+        ray = self.t / np.linalg.norm(self.t)
+        return float(np.degrees(np.arcsin(min(1.0, abs(float(up @ ray))))))
+
+
+def _focal(hp: F64, prior: float) -> float:
+    """Focal length from a centred homography's orthogonality constraints, or the prior."""
+    h11, h12, h21, h22, h31, h32 = hp[0, 0], hp[0, 1], hp[1, 0], hp[1, 1], hp[2, 0], hp[2, 1]
+    estimates = []
+    if abs(h31 * h32) > 1e-12:
+        f2 = -(h11 * h12 + h21 * h22) / (h31 * h32)
+        if f2 > 0:
+            estimates.append((np.sqrt(f2), abs(h31 * h32)))
+    d = h31 * h31 - h32 * h32
+    if abs(d) > 1e-12:
+        f2 = (h12 * h12 + h22 * h22 - h11 * h11 - h21 * h21) / d
+        if f2 > 0:
+            estimates.append((np.sqrt(f2), abs(d)))
+    good = [(f, wgt) for f, wgt in estimates if 0.3 * prior < f < 4.0 * prior]
+    if not good:
+        return prior
+    # Weight by how strongly the view constrains f; near-frontal views lean on the prior.
+    total = sum(wgt for _, wgt in good)
+    f_est = sum(f * wgt for f, wgt in good) / total
+    strength = min(1.0, total * prior * prior * 4.0)
+    return float(strength * f_est + (1.0 - strength) * prior)
