@@ -1,7 +1,7 @@
 .PHONY: demo test slow bench lint
 
 demo:
-	pip install -e . && rolit demo --seed 1
+	pip install -e . && rolit serve
 
 test:
 	pip install -e ".[test]" && python -m pytest -q
