@@ -23,11 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Position
-from rolit.vision.dataset import random_board
+from rolit.vision.dataset import random_board, random_hand_over
 from rolit.vision.locate import apply_homography, grid_homography
 from rolit.vision.synthetic.demo import DEMO_PARAMS
-from rolit.vision.synthetic.geometry import BoardGeometry
-from rolit.vision.synthetic.hand import random_hand
 from rolit.vision.synthetic.params import RenderParams
 from rolit.vision.synthetic.renderer import GroundTruth, render
 
@@ -96,11 +94,7 @@ def accuracy(
             params = RenderParams(**{**DEMO_PARAMS.__dict__, "size": size, "scene_seed": seed})
         else:
             params = RenderParams.random(nrng, size=size, scene_seed=seed)
-        hand = None
-        if rng.random() < hand_rate:
-            geo = BoardGeometry(board.size)
-            target = geo.cell_centre(rng.randrange(board.size) * 8 + rng.randrange(board.size))
-            hand = random_hand(nrng, target, float(nrng.uniform(0, 360)))
+        hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
         image, truth = render(board, params, variant=variant, hand=hand)
         start_image, _ = render(Position.start(variant).board(), params, variant=variant)
         readers: dict[str, BoardReader | None] = {"uncalibrated": BoardReader(variant)}

@@ -23,11 +23,12 @@ from rolit.engine import Board, Colour, Game, Position
 from .features import CellSamples, sample_cells
 from .locate import GridFit, Locator, apply_homography, grid_homography
 from .synthetic.geometry import BoardGeometry
-from .synthetic.hand import random_hand
+from .synthetic.hand import Hand, random_hand
 from .synthetic.params import RenderParams
 from .synthetic.renderer import GroundTruth, render
 
-__all__ = ["EMPTY", "HIDDEN", "LABELS", "Scene", "label_of", "scenes", "true_labels"]
+__all__ = ["EMPTY", "HIDDEN", "LABELS", "Scene", "label_of", "random_board", "random_hand_over", "scenes",
+           "true_labels"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,12 @@ def true_labels(fit: GridFit, truth: GroundTruth, n: int) -> npt.NDArray[np.int6
     return out
 
 
+def random_hand_over(size: int, rng: random.Random, nrng: np.random.Generator) -> Hand:
+    """A hand reaching for a random cell of a ``size`` x ``size`` board from any side."""
+    target = BoardGeometry(size).cell_centre(rng.randrange(size) * 8 + rng.randrange(size))
+    return random_hand(nrng, target, float(nrng.uniform(0, 360)))
+
+
 def random_board(rng: random.Random, variant: str) -> Board:
     """A position from a random game of ``variant``, anywhere from the start to the end."""
     game = Game(variant)
@@ -100,11 +107,7 @@ def scenes(
         variant = rng.choice(variants)
         board = Position.start(variant).board() if rng.random() < start_rate else random_board(rng, variant)
         params = RenderParams.random(nrng, size=size, scene_seed=seed)
-        hand = None
-        if rng.random() < hand_rate:
-            geo = BoardGeometry(board.size)
-            target = geo.cell_centre(rng.randrange(board.size) * 8 + rng.randrange(board.size))
-            hand = random_hand(nrng, target, float(nrng.uniform(0, 360)))
+        hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
         image, truth = render(board, params, variant=variant, hand=hand)
         n = board.size
         fit = Locator(n).locate(image)

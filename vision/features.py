@@ -65,15 +65,17 @@ _ANGLES = np.linspace(0, 2 * np.pi, 12, endpoint=False)
 _RING = np.c_[np.cos(_ANGLES), np.sin(_ANGLES)]
 
 
-def _bilinear(lab: F32, pts: F64) -> F32:
+def _bilinear(image: F32, pts: F64) -> F32:
+    """Bilinear samples of ``image`` (any channels) at points: (count, channels), or (count,) for one channel."""
     count = len(pts)
-    cols = 1024
+    cols = 1024  # cv2.remap takes maps under 32767 wide: lay the points out in rows
     rows = -(-count // cols)
     padded = np.full((rows * cols, 2), -10.0, np.float32)
     padded[:count] = pts
-    out = cv2.remap(lab, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
+    out = cv2.remap(image, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out.reshape(-1, 3)[:count], np.float32)
+    flat = out.reshape(rows * cols, -1)[:count] if out.ndim == 3 else out.reshape(-1)[:count]
+    return np.asarray(flat, np.float32)
 
 
 def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
@@ -121,7 +123,7 @@ def _snap_to_balls(lab: F32, plastic: F32, centres: F64, radius: F64) -> F64:
     dx, dy = np.meshgrid(steps, steps)
     offsets = np.c_[dx.ravel(), dy.ravel()]
     pts = (centres[:, None, :] + offsets[None, :, :] * radius[:, None, None]).reshape(-1, 2)
-    vals = _bilinear_one(response, pts).reshape(len(centres), len(offsets))
+    vals = _bilinear(response, pts).reshape(len(centres), len(offsets))
     rows = np.arange(len(centres))
     best = np.argmax(vals, axis=1)
     centre_val = vals[:, len(offsets) // 2]
@@ -131,16 +133,6 @@ def _snap_to_balls(lab: F32, plastic: F32, centres: F64, radius: F64) -> F64:
     strong = (vals[rows, best] > 2.0 * float(np.median(response))) & (gain > 0.05 * centre_val)
     return np.asarray(np.where(strong[:, None], shift, 0.0), np.float64)
 
-
-def _bilinear_one(image: F32, pts: F64) -> F32:
-    count = len(pts)
-    cols = 1024
-    rows = -(-count // cols)
-    padded = np.full((rows * cols, 2), -10.0, np.float32)
-    padded[:count] = pts
-    out = cv2.remap(image, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out.reshape(-1)[:count], np.float32)
 
 
 def features_from_lab(samples: CellSamples, transform: F64 | None = None) -> F64:
