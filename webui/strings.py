@@ -16,6 +16,7 @@ def page_strings() -> dict[str, str]:
     """Every sentence the page's scripts show, translated."""
     return {
         "turn_first_ball": _("Anyone may start: the first ball decides."),
+        "player_n": _("Player {n}"),
         "connecting": _("Connecting to the table…"),
         "connection_lost": _("Connection to the table lost: retrying…"),
         "no_moves": _("No moves yet."),

@@ -72,6 +72,20 @@ def test_the_table_page_on_the_demo(browser: Any, live_demo: LiveServer, tmp_pat
     page.wait_for_function("document.querySelector('#scores').innerText.includes('Ana')")
     assert "Tom" in page.locator("#scores").inner_text()
 
+    # Two colours each: Ana plays red and green, Tom yellow and blue; their balls count together.
+    page.click("#new-btn")
+    page.wait_for_selector("#new-dialog[open]")
+    page.select_option("[data-testid='variant']", "quick6")
+    page.select_option("[data-testid='players']", "pairs")
+    page.fill("[data-testid='pair-0']", "Ana")
+    page.fill("[data-testid='pair-1']", "Tom")
+    page.click("[data-testid='start']")
+    page.wait_for_function("!document.querySelector('#new-dialog').open")
+    page.wait_for_function("document.querySelectorAll('#scores li.total').length == 2")
+    totals = page.locator("#scores li.total").all_inner_texts()
+    assert [t.split()[0] for t in totals] == ["Ana", "Tom"]
+    assert page.locator("#scores li[data-colour]").count() == 4
+
     latencies = page.evaluate("window.rolitLatency")
     reader = live_demo.app.config["READER_NAME"]
     if latencies:

@@ -62,12 +62,25 @@
     const colours = v === "junior" ? ["red", "yellow", "green", "grey"] : ["red", "yellow", "green", "blue"];
     if (v === "quick4" || p === "2") return [colours[0], colours[2]];
     if (p === "solo") return v === "junior" ? ["red", "grey"] : ["red", "green"];
+    if (p === "pairs") return colours;
     if (p === "3") return colours.slice(0, 3);
     return colours;
   }
+  // Two colours each: one person plays red and green, the other yellow and blue (grey).
+  function pairsOf(cs) { return [[cs[0], cs[2]], [cs[1], cs[3]]]; }
   function fillSeats() {
     const seats = $("seats"); seats.querySelectorAll(".seat").forEach((n) => n.remove());
     const cs = colourChoices();
+    if (form.players.value === "pairs" && form.variant.value !== "quick4") {
+      pairsOf(cs).forEach((pair, i) => {
+        const row = document.createElement("div"); row.className = "seat";
+        row.innerHTML = pair.map((c) => `<span class="dot ${c}">${c === "grey" ? "E" : c[0].toUpperCase()}</span>`).join("") +
+          `<input name="name-pair-${i}" placeholder="${fmt(T.player_n, { n: i + 1 })}" maxlength="40" data-testid="pair-${i}">`;
+        seats.appendChild(row);
+      });
+      form.first.innerHTML = `<option value="">${T.turn_first_ball}</option>` + cs.map((c) => `<option value="${c}">${T[c]}</option>`).join("");
+      return;
+    }
     for (const c of cs) {
       const row = document.createElement("div"); row.className = "seat";
       row.innerHTML = `<span class="dot ${c}">${c === "grey" ? "E" : c[0].toUpperCase()}</span>` +
@@ -87,10 +100,17 @@
     e.preventDefault();
     const body = { variant: form.variant.value, hints: form.hints.value, hint_limit: Number(form.hint_limit.value || 0),
       timer: Number(form.timer.value || 0), match: form.match.checked, names: {}, computer: {} };
-    if (form.players.value === "solo") body.solo = true; else body.players = Number(form.players.value);
+    const pairs = form.players.value === "pairs" && form.variant.value !== "quick4";
+    if (form.players.value === "solo") body.solo = true;
+    else body.players = pairs ? 4 : Number(form.players.value);
     if (body.variant === "quick4") body.players = 2;
     if (form.first.value) body.first = form.first.value;
-    for (const c of colourChoices()) {
+    if (pairs) {
+      pairsOf(colourChoices()).forEach((pair, i) => {
+        const n = form["name-pair-" + i].value.trim() || fmt(T.player_n, { n: i + 1 });
+        for (const c of pair) body.names[c] = n;
+      });
+    } else for (const c of colourChoices()) {
       const n = form["name-" + c].value.trim(); if (n) body.names[c] = n;
       const k = form["computer-" + c].value; if (k) body.computer[c] = k;
     }
@@ -182,7 +202,11 @@
     $("scores").innerHTML = s.players.map((p) =>
       `<li class="${s.turn && s.turn.colour === p.colour ? "to-move" : ""}" data-colour="${p.colour}">${ball(p.colour, p.letter)}` +
       `<span class="name">${escapeHtml(p.name)}${p.computer ? " (computer)" : ""}</span><span class="count">${p.balls}</span>` +
-      (p.hints_left !== null && p.hints_left !== undefined ? `<small>(${p.hints_left})</small>` : "") + `</li>`).join("");
+      (p.hints_left !== null && p.hints_left !== undefined ? `<small>(${p.hints_left})</small>` : "") + `</li>`).join("") +
+      // A person playing two colours: their balls count together.
+      (Object.keys(s.scores).length < s.players.length
+        ? Object.entries(s.scores).map(([who, n]) => `<li class="total" data-testid="total"><span class="name">${escapeHtml(who)}</span><span class="count">${n}</span></li>`).join("")
+        : "");
     const m = $("match");
     if (s.match && s.match.standings.length && (s.match.round > 1 || s.game_over)) {
       m.innerHTML = `<h3>${fmt(T.round, { n: s.match.round })}</h3>` + s.match.standings.map((x) => `<div>${escapeHtml(x.player)}: ${x.points} ${T.points} (${x.mini_points})</div>`).join("");
