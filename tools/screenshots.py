@@ -31,7 +31,7 @@ def main() -> int:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(url)
             page.wait_for_selector("#banner[data-type='missed_capture']", timeout=90_000)
             time.sleep(1.0)

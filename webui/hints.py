@@ -21,6 +21,7 @@ from typing import Any
 
 from rolit.engine import Position, square_col, square_name, square_row
 from rolit.engine.messages import _, join_words, sentence
+from rolit.engine.players import make_player
 
 __all__ = ["Hint", "rank_moves", "choose_move", "hint_source"]
 
@@ -119,10 +120,19 @@ def rank_moves(position: Position, time_limit: float = 0.5) -> list[Hint]:
     return _greedy(position)
 
 
+# Seconds the computer thinks at each level.
+THINKING_TIME = {"easy": 0.2, "medium": 0.5, "hard": 1.0}
+
+
 def choose_move(position: Position, level: str, rng: random.Random | None = None) -> Hint:
-    """The computer's move at ``level``: easy plays any legal move, medium and hard the best hint."""
+    """The computer's move at ``level`` (easy, medium, hard), as the engine's players choose it.
+
+    Easy plays like a child who loves big captures and medium looks a little
+    ahead (see :mod:`rolit.engine.players`); hard is the full search.
+    """
     rng = rng or random.Random()
-    if level == "easy":
-        moves = _greedy(position)
-        return rng.choice(moves)
-    return rank_moves(position, time_limit=0.3 if level == "medium" else 1.0)[0]
+    player = make_player(level if level in THINKING_TIME else "hard", seed=rng.randrange(2**31))
+    move = player.choose(position, THINKING_TIME.get(level, 1.0))
+    flips = tuple(square_name(s) for s in position.flips(move))
+    reason = sentence("rolls {balls}", balls=join_words(list(flips))) if flips else sentence("rolls nothing")
+    return Hint(square_name(move.square), flips, reason, 0.0)

@@ -16,7 +16,9 @@ import pytest
 
 CHROMIUM = os.environ.get("ROLIT_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        # A fake camera (a moving test pattern) for the page that sends this device's camera.
+        "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]
 
 
 def demo_config(tmp: Path) -> dict[str, Any]:

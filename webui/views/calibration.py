@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 from typing import Any
 
 from flask import Response, current_app, jsonify
 
+from rolit.calibration import calibrate
+from rolit.engine.errors import RolitError
 from rolit.engine.messages import _
 
 from ..app import get_table
@@ -63,6 +64,10 @@ def set_corners() -> Response:
     setter(corners)
     table.manual_corners = corners  # type: ignore[attr-defined]
     table.worker.stabiliser.reset()
+    profile = getattr(table.worker.reader, "profile", None)
+    if profile is not None:
+        # Corners given by hand are kept in the profile, for the next evening too.
+        profile.save(table.profile_path)
     return jsonify(message=_("Corners saved."), corners=corners)
 
 
@@ -74,13 +79,8 @@ def calibrate_colours() -> Response:
     if worker is None or worker.latest_frame is None:
         raise SessionError(_("There is no camera picture to calibrate from yet."), 409)
     try:
-        module = importlib.import_module("rolit.calibration")
-        calibrate = module.calibrate
-    except (ImportError, AttributeError):
-        raise SessionError(_("Colour calibration is not available in this version."), 501) from None
-    try:
         profile = calibrate(worker.latest_frame.image, table.session.settings.variant)
-    except Exception as exc:
+    except RolitError as exc:
         log.info("calibration failed: %s", exc)
         raise SessionError(
             _("Calibration failed: put the four start balls in the centre and show the whole board.") + f" ({exc})",
