@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bitboard import iter_bits
 from .colours import Colour
 from .errors import GameOverError, SetupError
 from .evaluate import BALL, WIN, evaluator
@@ -212,16 +213,7 @@ def _corner_moves(pos: Position, colour: Colour, corners: int) -> set[int]:
     if occ == geom.full:
         return set()
     legal, _ = geom.legal_moves(pos.bitboards[pos.variant.slot(colour)], occ)
-    return {geom.square_of[b] for b in _bits(legal & corners)}
-
-
-def _bits(bits: int) -> list[int]:
-    out = []
-    while bits:
-        b = bits & -bits
-        out.append(b)
-        bits ^= b
-    return out
+    return {geom.square_of[b] for b in iter_bits(legal & corners)}
 
 
 def _balls(n: int) -> str:
