@@ -26,7 +26,7 @@ from rolit.engine import Colour, Variant, get_variant
 
 from .errors import CalibrationError
 
-__all__ = ["ColourModel", "Reading", "default_model", "LABELS", "EMPTY", "HIDDEN"]
+__all__ = ["ColourModel", "Reading", "default_model", "reading_from", "LABELS", "EMPTY", "HIDDEN"]
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +82,17 @@ class ColourModel:
         total = probs.sum(axis=1, keepdims=True)
         return np.asarray(probs / np.where(total > 0, total, 1.0), np.float64)
 
-    def read(self, features: F64, variant: Variant | str, threshold: float = 0.8) -> Reading:
+    def read(self, features: F64, variant: Variant | str, threshold: float = 0.85) -> Reading:
         """Labels with confidences; below ``threshold`` or hidden is not known."""
-        probs = self.probabilities(features, variant)
-        labels = np.argmax(probs, axis=1)
-        confidence = probs[np.arange(len(labels)), labels]
-        known = (confidence >= threshold) & (labels != HIDDEN)
-        return Reading(labels.astype(np.int64), confidence, known)
+        return reading_from(self.probabilities(features, variant), threshold)
+
+
+def reading_from(probs: F64, threshold: float) -> Reading:
+    """Labels and confidences from probabilities; below ``threshold`` or hidden is not known."""
+    labels = np.argmax(probs, axis=1)
+    confidence = probs[np.arange(len(labels)), labels]
+    known = (confidence >= threshold) & (labels != HIDDEN)
+    return Reading(labels.astype(np.int64), confidence, known)
 
 
 _lock = threading.Lock()

@@ -26,7 +26,7 @@ from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
 
 from .errors import CalibrationError
-from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model
+from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
 
 __all__ = ["BoardReader", "calibrate", "board_square", "image_cell"]
@@ -202,14 +202,6 @@ class BoardReader:
             old = self.profile.class_means.get(key)
             blended = mean if old is None else 0.8 * np.asarray(old) + 0.2 * mean
             self.profile.class_means[key] = [float(x) for x in blended]
-
-
-def reading_from(probs: F64, threshold: float) -> Reading:
-    """Labels and confidences from probabilities; below ``threshold`` or hidden is not known."""
-    labels = np.argmax(probs, axis=1)
-    confidence = probs[np.arange(len(labels)), labels]
-    known = (confidence >= threshold) & (labels != HIDDEN)
-    return Reading(labels.astype(np.int64), confidence, known)
 
 
 # How far (Lab units) this camera's reading of a colour may stray from its calibrated mean.

@@ -64,7 +64,7 @@ def test_tracking_keeps_the_grid() -> None:
     loc = Locator(6)
     fit = loc.locate(image)
     assert fit is not None
-    again = loc.locate(image, previous=fit.corners)
+    again = loc.track(image, fit.corners)
     assert again is not None and float(np.max(np.abs(again.corners - fit.corners))) < 3.0
 
 

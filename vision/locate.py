@@ -41,6 +41,7 @@ U8 = npt.NDArray[Any]
 FRAME_RATIOS = (20.0 / 30.0, 4.0 / 30.0, 0.0)
 PX = 16  # pixels per cell in the rectified view
 PAD = 1.5  # cells of margin round the grid in the rectified view
+TOP = 5  # candidate grids aligned in full (the strongest after a first look)
 
 
 def order_corners(points: npt.ArrayLike) -> F64:
@@ -224,19 +225,14 @@ class Locator:
 
     # Locating -------------------------------------------------------------------
 
-    def locate(self, image: U8, previous: F64 | None = None) -> GridFit | None:
-        """The best grid in ``image`` (full-resolution pixels), or ``None``.
+    def locate(self, image: U8) -> GridFit | None:
+        """The best grid in ``image`` (full-resolution pixels), or ``None``: a full search.
 
-        ``previous`` (the last frame's corners) is tried first and kept when the
-        lattice is still there: that is tracking, and much cheaper than a search.
+        Frame to frame, :meth:`track` follows a grid found before far more cheaply.
         """
         scale = min(1.0, self.work_width / image.shape[1])
         work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
         lab = cv2.cvtColor(work.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-        if previous is not None:
-            tracked = self._align(lab, np.asarray(previous, np.float64) * scale, rounds=2)
-            if tracked is not None and tracked[0] >= 0.2:
-                return self._fit(tracked[1], tracked[0], scale)
         n = self.n
         guesses: list[tuple[float, F64]] = []
         for quad in self.candidates(work):
@@ -248,7 +244,7 @@ class Locator:
                 guesses.append((strength, corners))
         guesses.sort(key=lambda g: -g[0])
         best: tuple[float, F64] | None = None
-        for _strength, corners in guesses[:5]:
+        for _strength, corners in guesses[:TOP]:
             aligned = self._align(lab, corners, rounds=4)
             if aligned is None:
                 continue

@@ -20,7 +20,7 @@ from rolit.calibration import BoardReader, Profile
 from rolit.engine import RolitError
 from rolit.vision.observation import Observation
 
-__all__ = ["FrameReader", "ReaderFactory", "ReaderUnavailable", "real_reader_factory", "load_profile"]
+__all__ = ["FrameReader", "ReaderFactory", "real_reader_factory", "load_profile"]
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +36,6 @@ class FrameReader(Protocol):
 
 
 ReaderFactory = Callable[[str], FrameReader]
-
-
-class ReaderUnavailable(RolitError):
-    """The board reader is not installed (or not finished) in this build."""
 
 
 def load_profile(path: str | Path | None) -> Profile | None:
