@@ -80,7 +80,6 @@ def _bilinear(image: F32, pts: F64) -> F32:
 
 def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     """Read every cell of the grid ``homography`` maps (grid coordinates -> image pixels)."""
-    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
     size = (image.shape[1], image.shape[0])
     pose = Pose.from_homography(homography, size)
     g = np.arange(n, dtype=np.float64) + 0.5
@@ -98,17 +97,28 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     k = np.r_[np.arange(n) + 0.14, np.arange(1, n + 1) - 0.14]
     xu, xv = np.meshgrid(k, k)
     plastic_pts = apply_homography(homography, np.c_[xu.ravel(), xv.ravel()])
-    plastic = np.median(_bilinear(lab, plastic_pts), axis=0).astype(np.float32)
-    shift = _snap_to_balls(lab, plastic, centres, radius)
+    cup = apply_homography(homography, cells)
+    # Work on the board's part of the frame only: converting a whole 1280x720
+    # frame to Lab costs more than everything else here.
+    pad = 2.0 * float(radius.max()) + 4.0
+    everything = np.vstack([tops, centres, cup, plastic_pts])
+    x0, y0 = (max(0, int(v)) for v in everything.min(axis=0) - pad)
+    x1 = min(size[0], int(everything[:, 0].max() + pad) + 1)
+    y1 = min(size[1], int(everything[:, 1].max() + pad) + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        x0, y0, x1, y1 = 0, 0, size[0], size[1]
+    lab = cv2.cvtColor(image[y0:y1, x0:x1].astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    offset = np.array([x0, y0], np.float64)
+    plastic = np.median(_bilinear(lab, plastic_pts - offset), axis=0).astype(np.float32)
+    shift = _snap_to_balls(lab, plastic, centres - offset, radius)
     centres = centres + shift
     tops = tops + shift
     # The top disc: a third of the ball's apparent radius, round the top.
-    disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2)
-    ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2)
-    cup = apply_homography(homography, cells)
+    disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2) - offset
+    ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2) - offset
     top_lab = _bilinear(lab, disc).reshape(count, _DISC, 3)
     ring_lab = _bilinear(lab, ring).reshape(count, len(_RING), 3)
-    cup_lab = _bilinear(lab, cup)
+    cup_lab = _bilinear(lab, cup - offset)
     return CellSamples(tops, top_lab, cup_lab, ring_lab.astype(np.float32), plastic, shift)
 
 
