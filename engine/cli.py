@@ -279,7 +279,7 @@ def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_suggest)
 
-    p = sub.add_parser("tournament", help="play engines against each other and print win rates with 95% intervals")
+    p = sub.add_parser("tournament", help="play engines against each other and print win rates with 95%% intervals")
     p.add_argument("--engines", default="brs,greedy",
                    help="comma-separated engines or levels: brs, paranoid, mcts, greedy, random, easy, medium, hard "
                         "(fewer than the seats: the last fills the rest; more: every group plays)")
