@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ from .game import Game
 from .perft import perft_counts
 from .position import Position
 from .record import load_record, record_to_json
+from .squares import square_name
 from .variants import VARIANTS, get_variant
 
 __all__ = ["BENCHES", "add_engine_commands", "add_seating_arguments", "read_text", "seating_from_args"]
@@ -148,17 +148,16 @@ def _referee(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """Play a game between simple players and show each move: a look at the engine."""
-    rng = random.Random(args.seed)
+    """Play a game between greedy players and show each move: a look at the engine."""
+    from .players import make_player
+
+    player = make_player("greedy", seed=args.seed)
     game = Game(get_variant(args.variant), **seating_from_args(args))
     while not game.is_over():
-        moves = game.legal_moves()
-        # Greedy: most balls rolled, ties broken at random.
-        best = max(len(game.flips(m)) for m in moves)
-        move = rng.choice([m for m in moves if len(game.flips(m)) == best])
+        move = player.choose(game.position, 0.0)
         flipped = game.flips(move)
         game.push(move)
-        rolled = f", rolls {' '.join(_names(flipped))}" if flipped else ""
+        rolled = f", rolls {' '.join(square_name(s) for s in flipped)}" if flipped else ""
         print(f"{game.ply:2d}. {move.colour.title} plays {move.name}{rolled}")
         if args.boards:
             print(game.position.board_text() + "\n")
@@ -169,12 +168,6 @@ def _demo(args: argparse.Namespace) -> int:
     print("Balls: " + ", ".join(f"{c.label} {n}" for c, n in outcome.scores.items()))
     print(f"Winner: {outcome.result()}")
     return 0
-
-
-def _names(squares: list[int]) -> list[str]:
-    from .squares import square_name
-
-    return [square_name(s) for s in squares]
 
 
 def _bench_engine(args: argparse.Namespace) -> dict[str, Any]:

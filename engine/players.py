@@ -131,6 +131,13 @@ class _SearchPlayer:
         return Move(position.turn, result.best.square)
 
 
+def _legal(position: Position) -> list[Move]:
+    moves = position.legal_moves()
+    if not moves:
+        raise GameOverError("the board is full: the game is over")
+    return moves
+
+
 class _GreedyPlayer:
     name = "greedy"
 
@@ -138,9 +145,7 @@ class _GreedyPlayer:
         self.rng = random.Random(seed)
 
     def choose(self, position: Position, time_limit: float) -> Move:
-        moves = position.legal_moves()
-        if not moves:
-            raise GameOverError("the board is full: the game is over")
+        moves = _legal(position)
         rolled = [len(position.flips(m)) for m in moves]
         best = max(rolled)
         return self.rng.choice([m for m, n in zip(moves, rolled, strict=True) if n == best])
@@ -153,10 +158,7 @@ class _RandomPlayer:
         self.rng = random.Random(seed)
 
     def choose(self, position: Position, time_limit: float) -> Move:
-        moves = position.legal_moves()
-        if not moves:
-            raise GameOverError("the board is full: the game is over")
-        return self.rng.choice(moves)
+        return self.rng.choice(_legal(position))
 
 
 class _EasyPlayer:
@@ -169,9 +171,7 @@ class _EasyPlayer:
         self.rng = random.Random(seed)
 
     def choose(self, position: Position, time_limit: float) -> Move:
-        moves = position.legal_moves()
-        if not moves:
-            raise GameOverError("the board is full: the game is over")
+        moves = _legal(position)
         ev = evaluator(position.size, tuple(sorted(position.variant.slot(c) for c in position.order)))
         rng = self.rng
         best, best_value = moves[0], -1.0

@@ -11,7 +11,7 @@ import pytest
 from rolit.engine import GREEN, RED, Board, Position, parse_square, square_name
 from rolit.engine.search import Searcher
 
-from helpers import position_with
+from helpers import CONTESTED_CORNER, CORNER, FORCED_WIN, position_with
 
 
 def brute_value(pos: Position, root: object) -> int:
@@ -25,26 +25,7 @@ def brute_value(pos: Position, root: object) -> int:
 
 # Red to move on 4x4; only a4 wins (by 2), a1 and a2 lose by 4. Found by
 # exhaustive search, written down by hand.
-FORCED_WIN = """
-.GGG
-.GRR
-GGRR
-.R.R
-"""
-
 # Red can take a1 by rolling the green ball on b2.
-CORNER = """
-........
-.G......
-..R.....
-...RY...
-...BG...
-........
-........
-........
-"""
-
-
 @pytest.mark.parametrize("algorithm", ["brs", "paranoid"])
 def test_finds_the_only_winning_move(algorithm: str) -> None:
     pos = Position.from_board(Board.from_text(FORCED_WIN), "quick4", turn=RED, players=2)
@@ -60,18 +41,6 @@ def test_finds_the_only_winning_move(algorithm: str) -> None:
 
 
 # Two players: red can take a1 (rolling a2), and if it does not, green will (rolling b2).
-CONTESTED_CORNER = """
-........
-GR......
-R.G.....
-...RY...
-...BG...
-........
-........
-........
-"""
-
-
 @pytest.mark.parametrize(("algorithm", "players", "board"), [("brs", 2, CONTESTED_CORNER), ("brs", 4, CORNER),
                                                              ("paranoid", 2, CONTESTED_CORNER),
                                                              ("brs", 3, CONTESTED_CORNER)],
