@@ -52,5 +52,7 @@ def app(make_app):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def client(app):  # type: ignore[no-untyped-def]
-    """The Flask test client of :func:`app`."""
-    return app.test_client()
+    """The Flask test client of :func:`app` (sending the page's CSRF token)."""
+    from helpers import make_client
+
+    return make_client(app)

@@ -8,6 +8,8 @@ from typing import Any
 
 from rolit.engine import Position, read_record
 
+from helpers import make_client
+
 
 def wait_for(client: Any, ok: Any, timeout: float = 10.0) -> dict[str, Any]:
     """Poll the state until ``ok(state)`` (hints and computer moves are worked out in the background)."""
@@ -25,11 +27,11 @@ def test_pages_render(client) -> None:
         assert response.status_code == 200, url
         assert b"<!doctype html>" in response.data
     page = client.get("/").data.decode()
-    assert 'data-testid="board"' in page and "window.T =" in page
+    assert 'data-testid="board"' in page and 'id="page-strings"' in page
 
 
 def test_static_files_are_served(client) -> None:
-    for name in ("style.css", "table.js", "board.js", "camera.js", "calibrate.js"):
+    for name in ("style.css", "strings.js", "table.js", "board.js", "camera.js", "calibrate.js"):
         with client.get(f"/static/{name}") as response:
             assert response.status_code == 200
 
@@ -156,15 +158,15 @@ def test_records_download(client) -> None:
 def test_game_is_saved_and_resumed(make_app, tmp_path) -> None:
     state_file = tmp_path / "game.json"
     first = make_app(VARIANT="quick6", STATE_FILE=str(state_file))
-    c = first.test_client()
+    c = make_client(first)
     c.post("/api/new-game", json={"variant": "quick6", "players": 2, "names": {"red": "Ana"}})
     c.post("/api/click", json={"square": "e3"})
     assert state_file.exists()
     again = make_app(VARIANT="quick6", STATE_FILE=str(state_file))
-    state = again.test_client().get("/api/state").get_json()
+    state = make_client(again).get("/api/state").get_json()
     assert [m["square"] for m in state["moves"]] == ["e3"] and state["players"][0]["name"] == "Ana"
     state_file.write_text("{broken")
-    assert make_app(STATE_FILE=str(state_file)).test_client().get("/api/state").status_code == 200
+    assert make_client(make_app(STATE_FILE=str(state_file))).get("/api/state").status_code == 200
 
 
 def test_match_and_rematch(client) -> None:

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from rolit.webui import create_app
 
+from helpers import make_client
+
 
 def test_calibrate_colours_and_corners_on_the_demo(tmp_path: Path) -> None:
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "SOURCE": "demo", "DEMO_FPS": 10.0})
     table = app.extensions["rolit"]
     try:
-        client = app.test_client()
+        client = make_client(app)
         deadline = time.monotonic() + 20
         def located() -> bool:
             seen = table.worker.latest_observation

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 from rolit.engine.messages import _, set_language
 
 from .config import DEFAULTS
+from .security import init_security
 from .session import SessionError
 from .settings import SettingsError
 from .strings import page_strings
@@ -38,6 +39,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if app.config.get("LANGUAGE"):
         set_language([app.config["LANGUAGE"]])
 
+    init_security(app)
     table = Table(app.config, app.instance_path)
     app.extensions["rolit"] = table
     atexit.register(table.close)

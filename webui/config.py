@@ -11,11 +11,15 @@
 ``STABILISER_*``    how long (s) and for how many frames a board must hold to count
 ``GRACE``           seconds a half-rolled move may wait before it is flagged
 ``STATE_FILE``      where the game is saved after every move (default: instance folder)
+``ARCHIVE``         folder of finished games (default: ``archive`` in the instance folder)
 ``PROFILE``         the calibration profile (default: instance folder)
 ``RESUME``          resume the saved game at start (``None``: yes unless playing the demo)
 ``READER_FACTORY``  ``variant -> reader`` (``None``: the real BoardReader)
 ``SOURCE_FACTORY``  ``spec -> FrameSource`` (``None``: rolit.vision.sources.open_source)
 ``START_WORKER``    start the vision worker (tests of the API alone turn it off)
+``ACCESS_TOKEN``    the token every request needs (``rolit serve --lan`` sets it; ``None``: none)
+``INVITE_URL``      the link (and QR code) the /invite page shows
+``SECRET_KEY``      signs the CSRF token (``None``: kept in ``instance/secret.key``)
 ==================  ======================================================================
 """
 
@@ -36,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "GRACE": 4.0,
     "STATE_FILE": None,
     "PROFILE": None,
+    "ARCHIVE": None,
     "RESUME": None,
     "READER_FACTORY": None,
     "SOURCE_FACTORY": None,
@@ -45,4 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT": 15.0,
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,
     "LANGUAGE": None,
+    "ACCESS_TOKEN": None,
+    "INVITE_URL": None,
+    "SECRET_KEY": None,
 }

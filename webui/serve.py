@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
+import socket
+from pathlib import Path
 from typing import Any
 
 from rolit.engine import VARIANTS
+
+from .lan import invite_url, lan_address, qr_text, self_signed_certificate
+from .security import new_access_token
 
 __all__ = ["add_serve_command", "serve"]
 
@@ -24,7 +30,13 @@ def add_serve_command(sub: Any) -> None:
     source.add_argument("--browser-camera", action="store_true",
                         help="wait for a phone's camera: open /camera on the phone")
     source.add_argument("--manual", action="store_true", help="no camera: record moves by clicking the page")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this computer only)")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 with --lan)")
+    p.add_argument("--lan", action="store_true",
+                   help="let the phones and tablets of the home network in, with an access token (link and QR code)")
+    p.add_argument("--https", action="store_true",
+                   help="serve HTTPS with a self-signed certificate (phones lend their camera only to HTTPS pages)")
+    p.add_argument("--new-token", action="store_true",
+                   help="with --lan: make a new access token (the old link stops working)")
     p.add_argument("--port", type=int, default=5000, help="port (default 5000)")
     p.add_argument("--variant", choices=sorted(VARIANTS), help="edition of the first game")
     p.add_argument("--players", type=int, choices=(2, 3, 4), help="players in the first game")
@@ -66,7 +78,36 @@ def serve(args: argparse.Namespace) -> int:
         config["RESUME"] = False
     if args.instance:
         config["INSTANCE_PATH"] = args.instance
+    host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     app = create_app(config)
-    print(f"rolit: the table page is at http://{args.host}:{args.port}/  (source: {config['SOURCE']}; Ctrl-C stops)")
-    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False, debug=False)
+    instance = Path(app.instance_path)
+    shown = "127.0.0.1" if host in ("127.0.0.1", "localhost", "::1") else host
+    if not _loopback(host):
+        # Anything beyond this computer needs the access token, --lan or not.
+        token = new_access_token(instance, rotate=args.new_token)
+        app.config["ACCESS_TOKEN"] = token
+        shown = lan_address() if host in ("0.0.0.0", "::") else host
+    ssl_context: tuple[str, str] | None = None
+    if args.https:
+        hosts = ["127.0.0.1", "localhost", socket.gethostname(), shown]
+        cert, key = self_signed_certificate(instance / "tls", hosts)
+        ssl_context = (str(cert), str(key))
+    url = invite_url(shown, args.port, app.config.get("ACCESS_TOKEN"), https=args.https)
+    app.config["INVITE_URL"] = url
+    print(f"rolit: the table page is at {url}  (source: {config['SOURCE']}; Ctrl-C stops)", flush=True)
+    if app.config.get("ACCESS_TOKEN"):
+        print("rolit: phones at the table can scan this code (or open the link above):")
+        print(qr_text(url), flush=True)
+        if args.https:
+            print("rolit: the certificate is self-signed: accept the browser's warning once on each device.")
+    app.run(host=host, port=args.port, threaded=True, use_reloader=False, debug=False, ssl_context=ssl_context)
     return 0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

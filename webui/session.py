@@ -30,6 +30,7 @@ from rolit.engine import (
     RolitError,
     Square,
     get_variant,
+    load_record,
     parse_square,
     record_to_json,
     square_name,
@@ -39,8 +40,8 @@ from rolit.engine.messages import Colour_word, _, colour_word, join_words, sente
 
 from .broadcast import Broadcaster
 from .hints import Hint, choose_move, hint_source, rank_moves
-from .settings import GameSettings
-from .storage import GameStore
+from .settings import GameSettings, SettingsError
+from .storage import GameArchive, GameStore, SavedGame
 
 __all__ = ["TableSession", "SessionError", "FLAG_TYPES", "VISION_STATUSES"]
 
@@ -93,6 +94,7 @@ class TableSession:
         manual: bool = False,
         grace: float | None = 3.0,
         store: GameStore | None = None,
+        archive: GameArchive | None = None,
         clock: Callable[[], float] = time.time,
         seed: int | None = None,
         background: bool = True,
@@ -103,6 +105,7 @@ class TableSession:
         self.manual = manual
         self.grace = None if manual else grace
         self.store = store
+        self.archive = archive
         self.clock = clock
         self.rng = random.Random(seed)
         self.vision = VisionState(status="manual" if manual else "starting")
@@ -110,6 +113,9 @@ class TableSession:
         self.overrides: dict[Square, tuple[Cell, Cell]] = {}
         self.settled_at: float | None = None
         self.match: Match | None = None
+        # Serial id of every log entry, never reset (not even by a new game), so a client
+        # can tell whether it missed one (the load benchmark counts them).
+        self.event_serial = 0
         self._start(settings)
 
     # Set-up -----------------------------------------------------------------------
@@ -136,6 +142,7 @@ class TableSession:
         self.turn_started = self.clock()
         self._computer_cache: tuple[int, dict[str, Any]] | None = None
         self._round_scored = False
+        self._archived: list[str] | None = None
         self.generation += 1
 
     def new_game(self, settings: GameSettings) -> None:
@@ -168,9 +175,15 @@ class TableSession:
             self._start(settings.with_first(first))
             self._after_change(save=True)
 
-    def restore(self, settings: GameSettings, moves: list[str], match_rounds: list[Any] | None = None) -> None:
-        """Resume a saved game (settings and the moves played)."""
+    @property
+    def round_scored(self) -> bool:
+        """Whether the finished game is already counted in the match."""
+        return self._round_scored
+
+    def restore(self, saved: SavedGame) -> None:
+        """Resume a saved game: its settings, the moves played and the match so far."""
         with self.lock:
+            settings, moves = saved.settings, saved.moves
             first = None
             if moves:
                 first = Colour.from_letter(moves[0].split(":")[0])
@@ -178,8 +191,14 @@ class TableSession:
             for text in moves:
                 self.referee.game.push(text.split(":")[-1])
             self.table_board = self.referee.expected
+            if self.manual:
+                self.referee.observe(self.table_board)
             if settings.match:
                 self.match = Match(settings.variant, order=settings.order, names=settings.names_map())
+                self.match.rounds.extend(saved.rounds)
+                self._round_scored = saved.round_scored
+            if self.referee.game.is_over():
+                self._archived = [str(m) for m in self.referee.game.moves]  # archived when it ended
             self._after_change(save=False)
 
     # From the camera -------------------------------------------------------------
@@ -252,6 +271,8 @@ class TableSession:
         for event in events:
             data = event.to_json()
             data["at"] = self.clock()
+            self.event_serial += 1
+            data["id"] = self.event_serial
             self.log.append(data)
             if event.type in FLAG_TYPES:
                 self.flag_serial += 1
@@ -265,6 +286,7 @@ class TableSession:
                 saved = True
             if event.type == "game_over":
                 self._score_round()
+                self._archive_game()
                 saved = True
         del self.log[:-_LOG_LENGTH]
         if events:
@@ -277,6 +299,17 @@ class TableSession:
                 self._round_scored = True
             except RolitError as exc:
                 log.warning("round not scored: %s", exc)
+
+    def _archive_game(self) -> None:
+        game = self.referee.game
+        moves = [str(m) for m in game.moves]
+        if self.archive is None or not game.is_over() or moves == self._archived:
+            return
+        try:
+            self.archive.add(game, self.clock())
+            self._archived = moves
+        except OSError as exc:
+            log.error("the finished game could not be archived: %s", exc)
 
     def _after_change(self, save: bool) -> None:
         if save and self.store is not None:
@@ -341,9 +374,38 @@ class TableSession:
                 colour=Colour_word(last.colour.label),
                 square=square_name(last.square),
             )
-            self.log.append({"type": "undo", "message": message, "at": self.clock()})
+            self.event_serial += 1
+            self.log.append({"type": "undo", "message": message, "at": self.clock(), "id": self.event_serial})
             self._after_change(save=True)
             return message
+
+    def load_record(self, text: str) -> None:
+        """Continue the game of a record (text or JSON): its edition, seats and moves.
+
+        A record that cannot be read, or has an illegal move, changes nothing:
+        :class:`SessionError` says where it goes wrong.
+        """
+        try:
+            game = load_record(text)
+        except RolitError as exc:
+            raise SessionError(sentence("this record cannot be used: {reason}", reason=str(exc).rstrip("."))) from None
+        data = {
+            "variant": game.variant.name,
+            "colours": [c.label for c in game.order],
+            "first": game.order[0].label,
+            "names": {c.label: n for c, n in game.names.items() if c in game.order},
+            "hints": self.settings.hints,
+            "match": False,
+        }
+        try:
+            settings = GameSettings.from_json(data)
+        except SettingsError as exc:
+            raise SessionError(sentence("this record cannot be used: {reason}", reason=str(exc).rstrip("."))) from None
+        with self.lock:
+            self.match = None
+            self.restore(SavedGame(settings, [str(m) for m in game.moves]))
+            self._after_change(save=True)
+            log.info("record loaded: %s at move %d", game.variant.name, game.ply)
 
     def restore_moves(self, moves: list[str]) -> None:
         """Replace the game by the same settings with ``moves`` played (keeps the match)."""

@@ -13,7 +13,7 @@ from rolit.vision.sources import FrameSource, PushSource, open_source
 from .reading import ReaderFactory, real_reader_factory
 from .session import TableSession
 from .settings import GameSettings
-from .storage import GameStore
+from .storage import GameArchive, GameStore
 from .worker import VisionWorker
 
 __all__ = ["Table", "first_settings"]
@@ -51,11 +51,13 @@ class Table:
         state_file = config.get("STATE_FILE") or folder / ("demo-game.json" if source_spec == "demo" else "game.json")
         self.profile_path = Path(config.get("PROFILE") or folder / "profile.json")
         self.store = GameStore(state_file)
+        self.archive = GameArchive(config.get("ARCHIVE") or folder / "archive")
         self.session = TableSession(
             first_settings(config),
             manual=manual,
             grace=config.get("GRACE", 4.0),
             store=self.store,
+            archive=self.archive,
             seed=config.get("SEED"),
         )
         resume = config.get("RESUME")
@@ -64,10 +66,9 @@ class Table:
         if resume:
             saved = self.store.load()
             if saved is not None:
-                settings, moves = saved
                 try:
-                    self.session.restore(settings, moves)
-                    log.info("resumed the saved game at move %d", len(moves))
+                    self.session.restore(saved)
+                    log.info("resumed the saved game at move %d", len(saved.moves))
                 except Exception as exc:
                     log.warning("the saved game could not be resumed: %s", exc)
         factory = config.get("READER_FACTORY")

@@ -18,7 +18,7 @@ def test_camera_page_sends_frames(browser: Any, tmp_path: Path) -> None:
         page = context.new_page()
         page.goto(server.url + "/camera")
         page.click("#start")
-        page.wait_for_function("document.querySelector('#preview').videoWidth > 0", timeout=20_000)
+        page.wait_for_function("() => document.querySelector('#preview').videoWidth > 0", timeout=20_000)
         table = server.app.extensions["rolit"]
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -20,8 +20,8 @@ def test_the_table_page_on_the_demo(browser: Any, live_demo: LiveServer, tmp_pat
     page.goto(live_demo.url + "/")
 
     # The board follows the game: the four start balls, then more as moves are recorded.
-    page.wait_for_function("document.querySelectorAll('#board g[data-colour]').length >= 4")
-    page.wait_for_function("document.querySelectorAll('#moves li:not(.empty)').length >= 2")
+    page.wait_for_function("() => document.querySelectorAll('#board g[data-colour]').length >= 4")
+    page.wait_for_function("() => document.querySelectorAll('#moves li:not(.empty)').length >= 2")
     assert balls_on_board(page) >= 6
     first_move = page.locator("#moves li").last.inner_text()
     assert first_move.startswith("1.")
@@ -30,10 +30,10 @@ def test_the_table_page_on_the_demo(browser: Any, live_demo: LiveServer, tmp_pat
     page.wait_for_selector("#banner[data-type='missed_capture']", timeout=40_000)
     assert "capture" in page.locator("#banner").inner_text()
     assert page.locator("#board g.to-fix").count() >= 1
-    page.wait_for_function("document.querySelector('#banner').dataset.type !== 'missed_capture'", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#banner').dataset.type !== 'missed_capture'", timeout=30_000)
 
     # A hint: the best square on the board and the top three with reasons.
-    page.wait_for_function("!document.querySelector('#hint-btn').disabled")
+    page.wait_for_function("() => !document.querySelector('#hint-btn').disabled")
     page.click("#hint-btn")
     page.wait_for_selector("#hint:not(.hidden) li")
     assert page.locator("#hint li").count() == 3
@@ -68,8 +68,8 @@ def test_the_table_page_on_the_demo(browser: Any, live_demo: LiveServer, tmp_pat
     page.fill("input[name='name-green']", "Tom")
     page.select_option("[data-testid='first']", "red")
     page.click("[data-testid='start']")
-    page.wait_for_function("!document.querySelector('#new-dialog').open")
-    page.wait_for_function("document.querySelector('#scores').innerText.includes('Ana')")
+    page.wait_for_function("() => !document.querySelector('#new-dialog').open")
+    page.wait_for_function("() => document.querySelector('#scores').innerText.includes('Ana')")
     assert "Tom" in page.locator("#scores").inner_text()
 
     # Two colours each: Ana plays red and green, Tom yellow and blue; their balls count together.
@@ -80,8 +80,8 @@ def test_the_table_page_on_the_demo(browser: Any, live_demo: LiveServer, tmp_pat
     page.fill("[data-testid='pair-0']", "Ana")
     page.fill("[data-testid='pair-1']", "Tom")
     page.click("[data-testid='start']")
-    page.wait_for_function("!document.querySelector('#new-dialog').open")
-    page.wait_for_function("document.querySelectorAll('#scores li.total').length == 2")
+    page.wait_for_function("() => !document.querySelector('#new-dialog').open")
+    page.wait_for_function("() => document.querySelectorAll('#scores li.total').length == 2")
     totals = page.locator("#scores li.total").all_inner_texts()
     assert [t.split()[0] for t in totals] == ["Ana", "Tom"]
     assert page.locator("#scores li[data-colour]").count() == 4
@@ -103,7 +103,7 @@ def test_the_table_page_on_the_demo(browser: Any, live_demo: LiveServer, tmp_pat
 def test_phone_layout_and_states(browser: Any, live_demo: LiveServer) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page.goto(live_demo.url + "/")
-    page.wait_for_function("document.querySelectorAll('#board g[data-colour]').length >= 4", timeout=20_000)
+    page.wait_for_function("() => document.querySelectorAll('#board g[data-colour]').length >= 4", timeout=20_000)
     box = page.locator("#board").bounding_box()
     assert box is not None and box["width"] > 300  # the board fills the phone's width
     # The camera state is shown (ok while the board is seen; a sentence otherwise).

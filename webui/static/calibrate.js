@@ -5,7 +5,7 @@
   const NS = "http://www.w3.org/2000/svg";
   let corners = null, size = null, dragging = -1, edited = false;
   async function post(url, body) {
-    const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const r = await fetch(url, { method: "POST", headers: window.rolitHeaders({ "Content-Type": "application/json" }), body: JSON.stringify(body) });
     const d = await r.json().catch(() => ({})); $("calib-status").textContent = d.error || d.message || ""; return d;
   }
   function draw() {

@@ -21,7 +21,7 @@
     busy = true;
     c.toBlob(async (blob) => {
       try {
-        const r = await fetch("/api/frame", { method: "POST", headers: { "Content-Type": "image/jpeg" }, body: blob });
+        const r = await fetch("/api/frame", { method: "POST", headers: window.rolitHeaders({ "Content-Type": "image/jpeg" }), body: blob });
         if (!r.ok) $("camera-status").textContent = (await r.json()).error;
       } catch (e) { $("camera-status").textContent = T.connection_lost; }
       busy = false;

@@ -11,11 +11,16 @@
 
   // --- actions ---------------------------------------------------------------------
   async function post(url, body) {
-    const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+    const r = await fetch(url, { method: "POST", headers: window.rolitHeaders({ "Content-Type": "application/json" }), body: JSON.stringify(body || {}) });
     const data = await r.json().catch(() => ({}));
     if (!r.ok) { showError(data.error || r.statusText); throw new Error(data.error || r.statusText); }
     if (data && data.version !== undefined) render(data);
     return data;
+  }
+  async function loadRecord(file) {
+    const r = await fetch("/api/record", { method: "POST", headers: window.rolitHeaders({ "Content-Type": "text/plain" }), body: await file.text() });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) showError(data.error || r.statusText); else render(data);
   }
   function showError(message) {
     const s = $("status");
@@ -34,6 +39,7 @@
 
   $("hint-btn").onclick = () => { if (state && state.turn) post("/api/hint", { colour: state.turn.colour }).catch(() => {}); else post("/api/hint", {}).catch(() => {}); };
   $("undo-btn").onclick = async () => { if (await confirmDialog(T.confirm_undo)) post("/api/undo", { confirm: true }).catch(() => {}); };
+  $("record-file").onchange = (e) => { const f = e.target.files[0]; e.target.value = ""; if (f) loadRecord(f).catch(() => showError(T.connection_lost)); };
   $("fix-btn").onclick = () => { fixMode = !fixMode; $("fix-btn").setAttribute("aria-pressed", fixMode); if (state) render(state); };
   $("new-btn").onclick = openNewGame;
 

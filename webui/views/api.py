@@ -111,6 +111,19 @@ def record_json() -> Response:
     return response
 
 
+@bp.post("/record")
+def load_record() -> Response:
+    """Continue the game of a record: the body is the record, as text or JSON."""
+    try:
+        text = request.get_data(cache=False).decode("utf-8")
+    except UnicodeDecodeError:
+        raise SessionError(_("A game record is text (UTF-8).")) from None
+    if not text.strip():
+        raise SessionError(_("Send the game record in the body."))
+    get_table(current_app).session.load_record(text)
+    return _state()
+
+
 @bp.post("/frame")
 def frame() -> Response:
     """A JPEG frame from a browser's camera (the /camera page)."""
