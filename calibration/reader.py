@@ -86,6 +86,8 @@ class BoardReader:
             np.asarray(self.profile.corners, np.float64) if self.profile.corners is not None else None
         )
         self.last_samples: CellSamples | None = None
+        self._shape: tuple[int, int] | None = None
+        self._refound = False  # the next grid found counts as moved (the picture changed size)
 
     @property
     def model(self) -> ColourModel:
@@ -145,6 +147,13 @@ class BoardReader:
         t0 = time.perf_counter()
         if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 32 or image.shape[1] < 32:
             raise CalibrationError("a frame must be a colour image at least 32 pixels wide and high")
+        if image.shape[:2] != self._shape:
+            # Another camera, or the same at another resolution: nothing tracked still holds.
+            if self._shape is not None:
+                log.info("frame size changed from %s to %s: searching the whole picture", self._shape, image.shape[:2])
+                self.reset()
+                self._refound = True
+            self._shape = (int(image.shape[0]), int(image.shape[1]))
         previous = self._corners
         fit = self.locate(image)
         t1 = time.perf_counter()
@@ -152,9 +161,10 @@ class BoardReader:
             self._corners = None
             return Observation(None, status="no_board", timings={"locate": t1 - t0})
         n = self.variant.size
-        moved = previous is not None and float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) > 0.5 * (
-            np.linalg.norm(fit.corners[1] - fit.corners[0]) / n
-        )
+        cell = float(np.linalg.norm(fit.corners[1] - fit.corners[0])) / n
+        shift = float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) if previous is not None else 0.0
+        moved = shift > 0.5 * cell or self._refound
+        self._refound = False
         self._corners = fit.corners
         samples = sample_cells(image, fit.homography, n)
         self.last_samples = samples

@@ -65,3 +65,62 @@ def make_client(app):  # type: ignore[no-untyped-def]
     if token:
         client.environ_base["HTTP_X_CSRF_TOKEN"] = token
     return client
+
+
+class MjpegServer:
+    """A phone camera app in miniature: serves ``frames`` (JPEG bytes, in a loop) as an HTTP
+    MJPEG stream at ``url``; :meth:`stop` drops every connection, :meth:`start` comes back on
+    the same port."""
+
+    def __init__(self, frames: list[bytes], fps: float = 20.0) -> None:
+        import socket
+
+        self.frames = frames
+        self.fps = fps
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}/video.mjpg"
+        self._server = None
+        self._stopped = None
+
+    def start(self) -> MjpegServer:
+        import threading
+        import time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        stopped = self._stopped = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+                self.end_headers()
+                i = 0
+                try:
+                    while not stopped.is_set():
+                        frame = outer.frames[i % len(outer.frames)]
+                        i += 1
+                        self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
+                                         % len(frame) + frame + b"\r\n")
+                        time.sleep(1.0 / outer.fps)
+                except OSError:
+                    pass
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        ThreadingHTTPServer.allow_reuse_address = True
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._stopped is not None:
+            self._stopped.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None

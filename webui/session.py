@@ -47,7 +47,8 @@ __all__ = ["TableSession", "SessionError", "FLAG_TYPES", "VISION_STATUSES"]
 
 log = logging.getLogger(__name__)
 
-FLAG_TYPES = ("missed_capture", "wrong_flips", "out_of_turn", "not_adjacent", "several_balls", "ball_removed")
+FLAG_TYPES = ("missed_capture", "wrong_flips", "out_of_turn", "not_adjacent", "several_balls", "ball_removed",
+              "board_moved")
 VISION_STATUSES = ("starting", "ok", "no_board", "occluded", "camera_lost", "ended", "manual", "waiting")
 _LOG_LENGTH = 12
 
@@ -143,6 +144,9 @@ class TableSession:
         self._computer_cache: tuple[int, dict[str, Any]] | None = None
         self._round_scored = False
         self._archived: list[str] | None = None
+        # The board or camera moved: the next settled board must show the position
+        # from before the bump (or the game's) before any move is judged again.
+        self.recheck: Board | None = None
         self.generation += 1
 
     def new_game(self, settings: GameSettings) -> None:
@@ -238,6 +242,41 @@ class TableSession:
             if changed:
                 self.changes.publish()
 
+    def board_moved(self) -> None:
+        """The reader found the board somewhere else in the picture (bumped board or camera)."""
+        with self.lock:
+            if self.recheck is None:
+                log.info("the board moved in the picture: checking the position before play goes on")
+                self.recheck = self.table_board
+                self.changes.publish()
+
+    def _checked_after_move(self, board: Board) -> bool:
+        """After a bump: whether ``board`` shows the position from before it (flagged if not)."""
+        before = self.recheck
+        if before is None:
+            return True
+        expected = self.referee.expected
+        if board == before or board == expected:
+            self.recheck = None
+            if self.flag is not None and self.flag.get("type") == "board_moved":
+                self.flag = None
+            self._log_entry({"type": "board_checked", "at": self.clock(),
+                             "message": sentence("the board was found again and matches the game")})
+            self.changes.publish()
+            return True
+        squares = [square_name(s) for s, c in board.items() if c is not UNKNOWN and c != before[s]]
+        message = sentence(
+            "the board or the camera moved, and now {squares} differ from the game: put them back as shown",
+            squares=join_words(squares[:6]) + ("…" if len(squares) > 6 else ""),
+        )
+        if self.flag is None or self.flag.get("message") != message:
+            self.flag_serial += 1
+            self.flag = {"type": "board_moved", "message": message, "squares": squares, "id": self.flag_serial,
+                         "settled_at": self.settled_at, "at": self.clock()}
+            self._log_entry({"type": "board_moved", "message": message, "at": self.clock()})
+            self.changes.publish()
+        return False
+
     def observe_settled(self, board: Board, settled_at: float | None = None, now: float | None = None) -> list[Event]:
         """A board that settled on the table (``settled_at``: wall-clock seconds); returns the referee's events."""
         with self.lock:
@@ -245,6 +284,8 @@ class TableSession:
                 self.set_vision("no_board")
                 return []
             self.settled_at = settled_at if settled_at is not None else self.clock()
+            if not self._checked_after_move(board):
+                return []
             game = self.referee.game
             if game.is_over() and board == Position.start(self.settings.variant).board() and game.ply:
                 # The board was set up again after a finished game: the next round.
@@ -266,14 +307,19 @@ class TableSession:
                 self._handle(events)
             return events
 
+    def _log_entry(self, data: dict[str, Any]) -> None:
+        """Add to the log the page shows, with the next serial ``id``."""
+        self.event_serial += 1
+        data["id"] = self.event_serial
+        self.log.append(data)
+        del self.log[:-_LOG_LENGTH]
+
     def _handle(self, events: list[Event]) -> None:
         saved = False
         for event in events:
             data = event.to_json()
             data["at"] = self.clock()
-            self.event_serial += 1
-            data["id"] = self.event_serial
-            self.log.append(data)
+            self._log_entry(data)
             if event.type in FLAG_TYPES:
                 self.flag_serial += 1
                 self.flag = {**data, "id": self.flag_serial, "settled_at": self.settled_at}
@@ -374,8 +420,7 @@ class TableSession:
                 colour=Colour_word(last.colour.label),
                 square=square_name(last.square),
             )
-            self.event_serial += 1
-            self.log.append({"type": "undo", "message": message, "at": self.clock(), "id": self.event_serial})
+            self._log_entry({"type": "undo", "message": message, "at": self.clock()})
             self._after_change(save=True)
             return message
 
@@ -552,7 +597,7 @@ class TableSession:
             return parse_square(text.strip().lower(), size)
         except (RolitError, ValueError, AttributeError):
             raise SessionError(
-                sentence("{square} is not a square of this board", square=str(text)[:8] or "''")
+                sentence("{square} is not a square of this board", square=" ".join(str(text).split())[:8] or "''")
             ) from None
 
     def _cell(self, text: str) -> Cell:
@@ -572,6 +617,8 @@ class TableSession:
         """Squares where the table differs from the game while a flag is up (drawn outlined in red)."""
         with self.lock:
             referee = self.referee
+            if self.flag is not None and self.flag.get("type") == "board_moved":
+                return list(self.flag.get("squares", []))
             if referee.pending is not None or (self.flag is None and referee.state == "synced"):
                 return []
             expected = referee.expected
@@ -654,6 +701,7 @@ class TableSession:
                 "last_move": square_name(last.square) if last else None,
                 "flag": self.flag,
                 "referee_state": referee.state,
+                "recheck": self.recheck is not None,
                 "pending": referee.pending.to_json() if referee.pending is not None else None,
                 "hint": hint,
                 "hint_source": hint_source(),

@@ -140,6 +140,10 @@ class VisionWorker:
         seen = Observation(board, observation.corners, observation.cell_points, observation.cell_confidence,
                            observation.quality, observation.status, observation.moved, observation.timings)
         self.latest_frame, self.latest_observation = frame, seen
+        if observation.moved:
+            # Bumped: what settles next is checked against the game before play goes on.
+            self.stabiliser.reset()
+            self.session.board_moved()
         self._times.append(frame.t)
         fps = (len(self._times) - 1) / (self._times[-1] - self._times[0]) if len(self._times) > 1 else 0.0
         if board is None:
