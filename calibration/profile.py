@@ -91,7 +91,7 @@ class Profile:
             means = {str(k): [float(x) for x in v] for k, v in dict(data.get("class_means", {})).items()}
             if any(len(v) != 3 or not np.all(np.isfinite(v)) for v in means.values()):
                 raise ValueError("each class mean must be 3 numbers (L, a, b)")
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
         return cls(variant, rotation, corners, means, str(data.get("created", "")))
 
@@ -109,19 +109,26 @@ class Profile:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise CalibrationError(f"{p} is not a calibration profile (bad JSON at line {exc.lineno})") from None
+        except (ValueError, RecursionError):  # a number too long for int(), or nesting too deep to decode
+            raise CalibrationError(f"{p} is not a calibration profile (bad JSON)") from None
         return cls.from_json(data)
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write the profile atomically (temporary file, then rename); returns the path."""
         p = Path(path) if path is not None else default_profile_path()
+        text = json.dumps(self.to_json(), indent=2)
+        tmp: str | None = None
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".profile-", suffix=".json", dir=p.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self.to_json(), fh, indent=2)
+                fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, p)
         except OSError as exc:
+            # The old profile is untouched: only the temporary file is lost.
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
             raise CalibrationError(f"cannot save the calibration profile to {p}: {exc.strerror}") from None
         return p

@@ -46,3 +46,49 @@ def test_calibrate_colours_and_corners_on_the_demo(tmp_path: Path) -> None:
 def test_calibration_needs_a_camera(client) -> None:  # type: ignore[no-untyped-def]
     response = client.post("/api/calibration/colours")
     assert response.status_code == 409 and "no camera picture" in response.get_json()["error"]
+
+
+def test_a_damaged_profile_is_reported_kept_and_replaced(tmp_path: Path) -> None:
+    damaged = '{"version": 1, "variant": "quick6", "rotation": 9}'
+    (tmp_path / "profile.json").write_text(damaged)
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "SOURCE": "demo", "DEMO_FPS": 10.0})
+    table = app.extensions["rolit"]
+    try:
+        client = make_client(app)
+        state = client.get("/api/calibration").get_json()
+        assert state["profile"] is False and "damaged" in state["profile_error"]
+        # The page still reads the board (with the default model), and saving corners keeps the damaged file.
+        corners = [[100, 50], [540, 50], [540, 320], [100, 320]]
+        assert client.post("/api/calibration/corners", json={"corners": corners}).status_code == 200
+        assert (tmp_path / "profile.json.damaged").read_text() == damaged
+        state = client.get("/api/calibration").get_json()
+        assert state["profile"] is True and state["profile_error"] is None
+    finally:
+        table.close()
+
+
+def test_a_failed_save_keeps_the_old_profile(tmp_path: Path) -> None:
+    # A real write failure: the file-size limit makes the write fail half way (as a full disk would).
+    import subprocess
+    import sys
+
+    from rolit.calibration import Profile
+
+    path = tmp_path / "profile.json"
+    Profile("quick6", rotation=1).save(path)
+    before = path.read_text()
+    script = (
+        "import resource, signal, sys\n"
+        "from rolit.calibration import Profile, CalibrationError\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))\n"
+        "big = Profile('quick6', rotation=2, class_means={str(i): [1.0, 2.0, 3.0] for i in range(50)})\n"
+        "try:\n"
+        "    big.save(sys.argv[1])\n"
+        "except CalibrationError as exc:\n"
+        "    print(exc); sys.exit(7)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 7 and "cannot save" in done.stdout, done.stderr
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["profile.json"]  # no temporary file left

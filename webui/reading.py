@@ -9,6 +9,7 @@ profile when one was saved. Tests may inject another object with the same
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -47,6 +48,27 @@ def load_profile(path: str | Path | None) -> Profile | None:
     except RolitError as exc:  # a bad profile must not stop the page: read without it
         log.warning("calibration profile %s not used: %s", path, exc)
         return None
+
+
+def profile_problem(path: str | Path | None) -> str | None:
+    """Why the profile at ``path`` cannot be used (``None``: it can, or there is none)."""
+    if not path or not Path(path).exists():
+        return None
+    try:
+        Profile.load(path)
+    except RolitError as exc:
+        return str(exc)
+    return None
+
+
+def set_aside_damaged(path: Path) -> Path | None:
+    """Before a new profile is saved over a damaged one, keep the damaged file beside it."""
+    if profile_problem(path) is None:
+        return None
+    kept = path.with_name(path.name + ".damaged")
+    os.replace(path, kept)
+    log.warning("the damaged calibration profile %s was kept as %s", path, kept)
+    return kept
 
 
 def real_reader_factory(profile_path: str | Path | None = None) -> ReaderFactory:

@@ -15,6 +15,8 @@ __all__ = ["page_strings"]
 def page_strings() -> dict[str, str]:
     """Every sentence the page's scripts show, translated."""
     return {
+        "profile_damaged": _("The saved calibration cannot be used ({reason}): calibrate again; the damaged file "
+                             "will be kept aside."),
         "turn_first_ball": _("Anyone may start: the first ball decides."),
         "player_n": _("Player {n}"),
         "connecting": _("Connecting to the table…"),

@@ -32,6 +32,7 @@
     const d = await (await fetch("/api/calibration")).json();
     size = d.size; if (!edited) corners = d.corners; draw();
     if (d.board) RolitBoard.draw($("preview"), d.board, {}, null);
+    if (d.profile_error && !$("calib-status").textContent) $("calib-status").textContent = T.profile_damaged.replace("{reason}", d.profile_error);
   }
   $("save-corners").onclick = () => { if (corners) post("/api/calibration/corners", { corners }); };
   $("auto-corners").onclick = () => { edited = false; post("/api/calibration/corners", { corners: null }); };

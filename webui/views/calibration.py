@@ -4,21 +4,34 @@ from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 from typing import Any
 
 from flask import Response, current_app, jsonify
 
-from rolit.calibration import calibrate
+from rolit.calibration import Profile, calibrate
 from rolit.engine.errors import RolitError
 from rolit.engine.messages import _
 
 from ..app import get_table
+from ..reading import profile_problem, set_aside_damaged
 from ..session import SessionError
 from .api import _body, bp
 
 __all__: list[str] = []
 
 log = logging.getLogger(__name__)
+
+
+def _save(profile: Profile, path: Path) -> None:
+    """Save ``profile``; a damaged profile there is kept aside, and a failed save answers 507."""
+    try:
+        set_aside_damaged(path)
+        profile.save(path)
+    except (RolitError, OSError) as exc:
+        log.error("calibration profile not saved: %s", exc)
+        raise SessionError(_("The calibration could not be saved (is the disk full?); the old one is kept."),
+                           507) from None
 
 
 @bp.get("/calibration")
@@ -28,11 +41,13 @@ def calibration_state() -> Response:
     worker = table.worker
     frame = worker.latest_frame if worker else None
     observation = worker.latest_observation if worker else None
+    problem = profile_problem(table.profile_path)
     corners = [[float(x), float(y)] for x, y in observation.corners] if observation and observation.corners else None
     return jsonify(
         corners=corners,
         size=[int(frame.image.shape[1]), int(frame.image.shape[0])] if frame is not None else None,
-        profile=table.profile_path.exists(),
+        profile=table.profile_path.exists() and problem is None,
+        profile_error=problem,
         manual_corners=bool(getattr(table, "manual_corners", None)),
         board=observation.board.text().splitlines() if observation and observation.board else None,
     )
@@ -67,7 +82,7 @@ def set_corners() -> Response:
     profile = getattr(table.worker.reader, "profile", None)
     if profile is not None:
         # Corners given by hand are kept in the profile, for the next evening too.
-        profile.save(table.profile_path)
+        _save(profile, table.profile_path)
     return jsonify(message=_("Corners saved."), corners=corners)
 
 
@@ -86,7 +101,6 @@ def calibrate_colours() -> Response:
             _("Calibration failed: put the four start balls in the centre and show the whole board.") + f" ({exc})",
             422,
         ) from None
-    table.profile_path.parent.mkdir(parents=True, exist_ok=True)
-    profile.save(table.profile_path)
+    _save(profile, table.profile_path)
     worker.set_reader(table.reader_factory(table.session.settings.variant))
     return jsonify(message=_("Colours calibrated and saved."))
