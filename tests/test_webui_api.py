@@ -218,3 +218,29 @@ def test_video_stream_in_manual_mode(client) -> None:
     assert response.mimetype == "multipart/x-mixed-replace"
     assert b"Content-Type: image/jpeg" in response.data
     assert client.get("/stream/frame.jpg").data[:2] == b"\xff\xd8"
+
+
+def test_browser_camera_uploads_are_checked(make_app) -> None:
+    import cv2
+    import numpy as np
+
+    from rolit.vision.sources import encoded_image_size
+
+    client = make_client(make_app(SOURCE="browser", START_WORKER=False, VARIANT="quick6"))
+    good = bytes(cv2.imencode(".jpg", np.full((360, 640, 3), 90, np.uint8))[1])
+    assert client.post("/api/frame", data=good, content_type="image/jpeg").get_json()["index"] >= 0
+    cases = {
+        b"GIF89a not a jpeg": "not a JPEG or PNG",
+        b"\xff\xd8 a broken jpeg": "not a JPEG or PNG",
+        bytes(cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1]): "at least 16 pixels",
+    }
+    # A small file that says it holds a 30000 x 30000 picture is refused before it is decoded.
+    sof = good.index(b"\xff\xc0")
+    bomb = good[: sof + 5] + (30000).to_bytes(2, "big") * 2 + good[sof + 9:]
+    assert encoded_image_size(bomb) == (30000, 30000)
+    cases[bomb] = "at most 4096 pixels"
+    for data, words in cases.items():
+        response = client.post("/api/frame", data=data, content_type="image/jpeg")
+        assert response.status_code == 400 and words in response.get_json()["error"], response.get_json()
+    too_large = client.post("/api/frame", data=b"\xff\xd8" + bytes(5 * 1024 * 1024), content_type="image/jpeg")
+    assert too_large.status_code == 413 and "too large" in too_large.get_json()["error"]

@@ -275,6 +275,37 @@ class _ImagesSource(FrameSource):
         return None
 
 
+MAX_PUSHED_SIDE = 4096
+
+
+def encoded_image_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height written in a JPEG's or PNG's header (``None``: neither, or no size found).
+
+    >>> encoded_image_size(bytes(cv2.imencode(".png", np.zeros((3, 5, 3), np.uint8))[1]))
+    (5, 3)
+    """
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        # Start-of-frame markers (baseline, progressive, ...) hold the size; not DHT, JPG or DAC.
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if i + 9 > len(data):
+                return None
+            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+        i += 2 + length
+    return None
+
+
 class PushSource(FrameSource):
     """Frames pushed from elsewhere (a browser page's camera), as encoded images or arrays."""
 
@@ -293,6 +324,14 @@ class PushSource(FrameSource):
     def push(self, data: bytes | Image) -> Frame:
         """Publish a frame; :class:`SourceError` if the bytes are not an image."""
         if isinstance(data, bytes | bytearray | memoryview):
+            data = bytes(data)
+            size = encoded_image_size(data)
+            if size is None:
+                raise SourceError("the uploaded frame is not a JPEG or PNG image")
+            if max(size) > MAX_PUSHED_SIDE:
+                # Checked before decoding: a small file can hold a gigantic picture.
+                raise SourceError(f"the uploaded frame is {size[0]}x{size[1]} pixels; at most "
+                                  f"{MAX_PUSHED_SIDE} pixels on a side are accepted")
             decoded = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
             if decoded is None:
                 raise SourceError("the uploaded frame is not an image")
