@@ -59,7 +59,7 @@ def test_push_source(tmp_path: Path) -> None:
     source.push(jpeg.tobytes())
     frame = source.latest(timeout=1)
     assert frame is not None and frame.image.shape == (48, 64, 3)
-    with pytest.raises(SourceError, match="not an image"):
+    with pytest.raises(SourceError, match="not a JPEG or PNG image"):
         source.push(b"hello")
     with pytest.raises(SourceError, match="colour image"):
         source.push(np.zeros((8, 8, 3), np.uint8))
