@@ -12,10 +12,10 @@ The text has tags, then numbered rounds of colour-tagged moves::
     2. R:f2 G:d6
 
 ``Players`` lists the colours in play (names optional: ``"red, green"``); a name
-given twice means one person plays both colours. ``Order`` may give a custom
-turn order. ``Result`` is the winners' colours (``"red, green"`` for a shared
-win) or ``*``. Records replay through the engine when read; an illegal move is
-reported with its number.
+given twice means one person plays both colours, and a comma in a name is
+written ``\\,``. ``Order`` may give a custom turn order. ``Result`` is the
+winners' colours (``"red, green"`` for a shared win) or ``*``. Records replay
+through the engine when read; an illegal move is reported with its number.
 
 >>> game = read_record('[Variant "quick4"]\\n[Players "red, green"]\\n1. R:d2 G:c1')
 >>> [str(m) for m in game.moves]
@@ -52,10 +52,36 @@ _RESULT_TOKENS = {"*"}
 _OWN_TAGS = ("Variant", "Players", "Order", "First", "Result")
 
 
+def _split_players(text: str) -> list[str]:
+    """The Players tag's entries: split at commas, except ``\\,`` (a comma in a name; ``\\\\`` is a backslash)."""
+    parts: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and text[i + 1 : i + 2] in (",", "\\"):
+            current.append(text[i + 1])
+            i += 2
+            continue
+        if ch == ",":
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def _name_text(name: str) -> str:
+    """A player's name as the Players tag writes it (see :func:`_split_players`)."""
+    return name.replace("\\", "\\\\").replace(",", "\\,")
+
+
 def _parse_players(text: str, variant: Variant, line: int | None) -> dict[Colour, str]:
     """``"red:Ana, green:Tom"`` -> {RED: "Ana", GREEN: "Tom"} (names may be empty)."""
     players: dict[Colour, str] = {}
-    for part in text.split(","):
+    for part in _split_players(text):
         part = part.strip()
         if not part:
             continue
@@ -156,9 +182,11 @@ def read_record(text: str) -> Game:
         number_match = _NUMBER_RE.match(token)
         if number_match:
             expected = game.ply // per_round + 1
-            if game.ply % per_round or int(number_match.group(1)) != expected:
+            said = number_match.group(1)
+            # int() refuses more than 4,300 digits: a number that long is out of place anyway.
+            if game.ply % per_round or len(said) > 9 or int(said) != expected:
                 raise RecordError(
-                    f"round number {number_match.group(1)} is out of place; round {expected} "
+                    f"round number {said[:9]}{'...' if len(said) > 9 else ''} is out of place; round {expected} "
                     f"{'is under way' if game.ply % per_round else 'comes next'}",
                     token_line,
                     move_number,
@@ -211,8 +239,9 @@ def _check_result(game: Game, result: str | None, line: int | None) -> None:
 
 
 def _tag(key: str, value: str) -> str:
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-    return f'[{key} "{escaped}"]'
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    # A tag is one line: every kind of line break (\r, \u2028, ... as str.splitlines sees them) becomes a space.
+    return f'[{key} "{" ".join(escaped.splitlines())}"]'
 
 
 def _unescape(value: str) -> str:
@@ -221,7 +250,7 @@ def _unescape(value: str) -> str:
 
 def _players_text(game: Game) -> str:
     colours = [c for c in game.variant.colours if c in game.order]
-    return ", ".join(f"{c.label}:{game.names[c]}" if game.names.get(c) else c.label for c in colours)
+    return ", ".join(f"{c.label}:{_name_text(game.names[c])}" if game.names.get(c) else c.label for c in colours)
 
 
 def _result_text(game: Game) -> str:
@@ -279,7 +308,8 @@ def record_from_json(data: Mapping[str, Any]) -> Game:
     tags: list[str] = []
     tags.append(_tag("Variant", str(data.get("variant", "classic"))))
     if players:
-        tags.append(_tag("Players", ", ".join(f"{c}:{n}" if n else str(c) for c, n in players.items())))
+        entries = (f"{c}:{_name_text(str(n))}" if n else str(c) for c, n in players.items())
+        tags.append(_tag("Players", ", ".join(entries)))
     if data.get("order"):
         order = data["order"]
         if not isinstance(order, list):
@@ -315,5 +345,8 @@ def load_record(text: str) -> Game:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise RecordError(f"the JSON is malformed ({exc.msg})", exc.lineno) from None
+        except (ValueError, RecursionError):
+            # A number too long for Python's int(), or arrays nested too deep to decode.
+            raise RecordError("the JSON is malformed (a number is too long or it is nested too deep)") from None
         return record_from_json(data)
     return read_record(text)

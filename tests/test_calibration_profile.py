@@ -35,6 +35,13 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 1, "rotation": 7}', "rotation must be"),
         ('{"version": 1, "corners": [[0, 0]]}', "4 points"),
         ('{"version": 1, "variant": "chess"}', "unknown variant"),
+        # Found by tests/test_fuzz_parsers.py: these escaped as OverflowError, ValueError, RecursionError.
+        ('{"version": 1, "rotation": Infinity}', "damaged"),
+        ('{"version": 1, "rotation": 1e999}', "damaged"),
+        ('{"version": 1, "class_means": {"red": [' + "9" * 400 + ', 0, 0]}}', "damaged"),
+        ('{"version": 1, "corners": [[' + "9" * 400 + ', 0], [0, 0], [0, 0], [0, 0]]}', "damaged"),
+        ('{"version": ' + "1" * 5000 + "}", "bad JSON"),
+        ('{"version": 1, "corners": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad JSON"),
     ],
 )
 def test_damaged_profiles(tmp_path: Path, content: str, message: str) -> None:

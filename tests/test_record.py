@@ -148,3 +148,28 @@ def test_tag_values_with_quotes_and_hashes_survive() -> None:
     game.tags["Event"] = 'Club night #3 "final"'
     again = read_record(write_record(game))
     assert again.names == game.names and again.tags == game.tags
+
+
+def test_names_with_commas_backslashes_and_line_breaks_round_trip() -> None:
+    # Found by tests/test_fuzz_parsers.py: a comma in a name split the Players tag, and a \r or
+    # \u2028 in a name or tag broke a tag line in two, so the record no longer read.
+    game = Game("quick4", players=2, names={RED: "Ana, the 1st", GREEN: "C:\\Tom\\"})
+    game.tags["Event"] = "night\rone\u2028two"
+    game.push(game.legal_moves()[0])
+    text = write_record(game)
+    assert '[Players "red:Ana\\\\, the 1st, green:C:\\\\\\\\Tom\\\\\\\\"]' in text.splitlines()
+    again = read_record(text)
+    assert again.names == game.names and again.tags == {"Event": "night one two"} and again.moves == game.moves
+    assert load_record(json.dumps(record_to_json(game))).names == game.names
+    assert read_record('[Variant "quick4"]\n[Players "red:Ana, green:Tom"]').names == {RED: "Ana", GREEN: "Tom"}
+
+
+def test_overlong_numbers_and_deep_json_are_record_errors() -> None:
+    # Found by tests/test_fuzz_parsers.py: int() refuses more than 4,300 digits and the JSON
+    # decoder recurses, so these escaped as ValueError and RecursionError.
+    with pytest.raises(RecordError, match=r"round number 111111111\.\.\. is out of place"):
+        read_record("1" * 5000 + ". R:f4")
+    with pytest.raises(RecordError, match="malformed"):
+        load_record('{"moves": [], "x": ' + "7" * 5000 + "}")
+    with pytest.raises(RecordError, match="malformed"):
+        load_record('{"moves": ' + "[" * 100_000 + "]" * 100_000 + "}")

@@ -244,3 +244,45 @@ def test_browser_camera_uploads_are_checked(make_app) -> None:
         assert response.status_code == 400 and words in response.get_json()["error"], response.get_json()
     too_large = client.post("/api/frame", data=b"\xff\xd8" + bytes(5 * 1024 * 1024), content_type="image/jpeg")
     assert too_large.status_code == 413 and "too large" in too_large.get_json()["error"]
+
+
+def test_json_nested_too_deep_is_refused_not_a_crash(client) -> None:
+    # Found by tests/test_fuzz_routes.py: the decoder's RecursionError got past
+    # get_json(silent=True), which only catches ValueError, and became a 500.
+    before = client.get("/api/state").get_json()
+    for body in ("[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000):
+        for url in ("/api/click", "/api/new-game", "/api/undo"):
+            r = client.post(url, data=body, content_type="application/json")
+            assert r.status_code == 400 and r.get_json()["error"] == "Send a JSON object in the request body."
+    assert client.get("/api/state").get_json()["moves"] == before["moves"]
+
+
+def test_refusals_are_one_sentence_whatever_was_typed(client) -> None:
+    # Found by tests/test_fuzz_routes.py: these began in lower case with the field name or with
+    # the text sent, line breaks included.
+    r = client.post("/api/new-game", json={"first": []})
+    assert r.status_code == 400 and r.get_json()["error"] == "The field first must give colours as text, like red."
+    r = client.post("/api/new-game", json={"names": {"pur\nple ": "X"}})
+    assert r.status_code == 400 and r.get_json()["error"] == '"pur ple" is not a colour.'
+    r = client.post("/api/click", json={"square": "\n z9\t"})
+    assert r.status_code == 400 and r.get_json()["error"] == "Z9 is not a square of this board."
+
+
+def test_a_player_may_be_called_human() -> None:
+    # Found by tests/test_fuzz_parsers.py: " human" was kept as "human", which the settings
+    # read back (the saved game, a record) as "no name"; "human" only means "not a computer".
+    from rolit.engine import GREEN, RED
+    from rolit.webui.settings import GameSettings
+
+    settings = GameSettings.from_json({"variant": "quick6", "players": 2, "names": {"red": " human", "green": "human"},
+                                       "computer": {"red": "human"}})
+    assert settings.names_map() == {RED: "human", GREEN: "human"} and settings.computer == ()
+    assert GameSettings.from_json(settings.to_json()) == settings
+
+
+def test_names_with_commas_give_a_record_that_reads_back(client) -> None:
+    # Found by tests/test_fuzz_parsers.py: a comma in a name split the record's Players tag.
+    client.post("/api/new-game", json={"variant": "quick6", "players": 2, "names": {"red": "Ana, the 1st"}})
+    client.post("/api/click", json={"square": "e3"})
+    game = read_record(client.get("/api/record.txt").data.decode())
+    assert game.names[game.order[0]] == "Ana, the 1st" and len(game.moves) == 1

@@ -101,3 +101,12 @@ def test_a_bad_record_is_refused_and_changes_nothing(client) -> None:
     assert huge.status_code == 413 and "too large" in huge.get_json()["error"]
     after = client.get("/api/state").get_json()
     assert after["moves"] == before["moves"] and after["board"] == before["board"]
+
+
+def test_a_damaged_saved_game_starts_a_new_one(make_app, tmp_path) -> None:
+    state_file = tmp_path / "game.json"
+    for damaged in ("{broken", "[" * 100_000, '{"settings": {"variant": "nope"}, "moves": []}', '{"moves": 3}'):
+        state_file.write_text(damaged)
+        state = make_client(make_app(VARIANT="quick6", STATE_FILE=str(state_file))).get("/api/state").get_json()
+        assert state["moves"] == [] and state["variant"]["name"] == "quick6"
+        assert (tmp_path / "game.json.damaged").read_text() == damaged

@@ -103,7 +103,7 @@ class GameSettings:
             first = _colour(first_text, "first")
             if first not in order:
                 raise SettingsError(_("The colour that starts must be one of the colours in play."))
-        names = _colour_map(data.get("names", {}), "names", order)
+        names = _colour_map(data.get("names", {}), "names", order, skip=(None, ""))
         for name in names.values():
             if not isinstance(name, str) or len(name) > 40:
                 raise SettingsError(_("Player names must be text of at most 40 letters."))
@@ -152,11 +152,13 @@ def _int(data: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> i
 
 def _colour(value: Any, what: str) -> Colour:
     if not isinstance(value, str):
-        raise SettingsError(_("{what}: a colour is written as text, like red.").format(what=what))
+        raise SettingsError(_("The field {what} must give colours as text, like red.").format(what=what))
     try:
         return Colour.parse(value)
     except ValueError:
-        raise SettingsError(_("{value} is not a colour.").format(value=value[:20])) from None
+        # Quoted, on one line and short: the sentence must not start with (or be broken by) what was typed.
+        shown = " ".join(value.split())[:20]
+        raise SettingsError(_('"{value}" is not a colour.').format(value=shown)) from None
 
 
 def _order(data: Mapping[str, Any], variant: str, solo: bool) -> tuple[Colour, ...]:
@@ -180,7 +182,11 @@ def _order(data: Mapping[str, Any], variant: str, solo: bool) -> tuple[Colour, .
         raise SettingsError(str(exc)[:1].upper() + str(exc)[1:].rstrip(".") + ".") from None
 
 
-def _colour_map(value: Any, what: str, order: tuple[Colour, ...]) -> dict[Colour, Any]:
+def _colour_map(
+    value: Any, what: str, order: tuple[Colour, ...], skip: tuple[Any, ...] = (None, "", "human")
+) -> dict[Colour, Any]:
+    """Colour -> value; values in ``skip`` mean "nothing set" ("human": no computer on that seat;
+    names skip only None and "", so a player may be called human)."""
     if not isinstance(value, Mapping):
         raise SettingsError(_("The field {what} must map colours to values.").format(what=what))
     out: dict[Colour, Any] = {}
@@ -188,7 +194,7 @@ def _colour_map(value: Any, what: str, order: tuple[Colour, ...]) -> dict[Colour
         colour = _colour(key, what)
         if colour not in order:
             raise SettingsError(_("{colour} is not in play in this game.").format(colour=colour.title))
-        if item in (None, "", "human"):
+        if item in skip:
             continue
         out[colour] = item
     return out

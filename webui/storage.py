@@ -104,8 +104,14 @@ class GameStore:
                 raise ValueError("moves must be a list of strings")
             rounds = [_round_from_json(r) for r in data.get("rounds", [])]
             round_scored = bool(data.get("round_scored", False))
-        except (OSError, ValueError, KeyError, TypeError, SettingsError) as exc:
-            log.warning("the saved game %s cannot be resumed: %s", self.path, exc)
+        except (OSError, ValueError, KeyError, TypeError, RecursionError, SettingsError) as exc:
+            kept = self.path.with_name(self.path.name + ".damaged")
+            log.warning("the saved game %s cannot be resumed (%s): kept as %s, a new game starts", self.path,
+                        type(exc).__name__ if isinstance(exc, RecursionError) else exc, kept.name)
+            try:
+                os.replace(self.path, kept)  # the next save must not destroy what may still be rescued
+            except OSError:
+                pass
             return None
         return SavedGame(settings, moves, rounds, round_scored)
 

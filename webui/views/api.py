@@ -23,7 +23,10 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # JSON nested too deep for the decoder; silent=True only covers ValueError
+        data = None
     if not isinstance(data, dict):
         raise SessionError(_("Send a JSON object in the request body."))
     return data
