@@ -562,7 +562,7 @@ class Referee:
             "out_of_turn",
             self.game.ply + 1,
             message,
-            {"player": turn.label if turn else None, "placed": placed.label, "square": name},
+            {"player": turn.label if turn is not None else None, "placed": placed.label, "square": name},
         )
 
     def _ball_removed(self, removed: Mapping[Square, Colour]) -> Event:

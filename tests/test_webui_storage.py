@@ -110,3 +110,12 @@ def test_a_damaged_saved_game_starts_a_new_one(make_app, tmp_path) -> None:
         state = make_client(make_app(VARIANT="quick6", STATE_FILE=str(state_file))).get("/api/state").get_json()
         assert state["moves"] == [] and state["variant"]["name"] == "quick6"
         assert (tmp_path / "game.json.damaged").read_text() == damaged
+
+
+def test_red_starting_survives_a_restart(make_app) -> None:
+    # Colour.RED is 0: a truth test once turned "red starts" into "the first ball decides".
+    first = make_client(make_app(VARIANT="quick6"))
+    first.post("/api/new-game", json={"variant": "quick6", "players": 2, "first": "red"})
+    assert first.get("/api/state").get_json()["settings"]["first"] == "red"
+    again = make_client(make_app(VARIANT="quick6")).get("/api/state").get_json()
+    assert again["settings"]["first"] == "red" and again["turn"]["colour"] == "red"

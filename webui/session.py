@@ -500,7 +500,7 @@ class TableSession:
                 raise SessionError(_("That square already has a ball: use Fix to change it."), 409)
             if board != expected:
                 raise SessionError(_("Put the board right first, as the message says."), 409)
-            turn = self.referee.turn or self.settings.order[0]
+            turn = self.referee.turn if self.referee.turn is not None else self.settings.order[0]
             position = self.referee.position
             if self.referee.turn is None:
                 position = position.with_turn(turn)

@@ -76,7 +76,7 @@ class GameSettings:
         return {
             "variant": self.variant,
             "order": [c.label for c in self.order],
-            "first": self.first.label if self.first else None,
+            "first": self.first.label if self.first is not None else None,
             "names": {c.label: n for c, n in self.names},
             "hints": self.hints,
             "hint_limit": self.hint_limit,
