@@ -63,9 +63,9 @@ def test_calibrate_then_recognize(photos: dict[str, Path], tmp_path: Path, capsy
 def test_watch_prints_settled_boards(photos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "frames"
     folder.mkdir()
-    for i in range(8):
+    for i in range(10):
         cv2.imwrite(str(folder / f"{i:02d}.png"), cv2.imread(str(photos["start"])))
-    assert main(["watch", str(folder), "--variant", "quick6", "--fps", "20", "--hold", "0.1", "--timeout", "2"]) == 0
+    assert main(["watch", str(folder), "--variant", "quick6", "--fps", "6", "--hold", "0.1", "--timeout", "5"]) == 0
     out = capsys.readouterr().out.strip()
     assert out == Position.start("quick6").board_text()
 
