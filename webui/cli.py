@@ -19,13 +19,25 @@ from rolit.vision.cli import add_vision_commands
 
 from .serve import add_serve_command
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "WEBUI_BENCHES"]
 
 log = logging.getLogger(__name__)
 
 
+def _bench_load(args: argparse.Namespace) -> dict[str, Any]:
+    from .loadbench import run_load
+
+    return run_load(clients=args.clients, quick=args.quick)
+
+
+# ``rolit bench`` targets of the table page. ``load`` plays the whole demo game in real
+# time (about three minutes, a server and N clients at once), so ``all`` leaves it out.
+WEBUI_BENCHES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {"load": _bench_load}
+_NOT_IN_ALL = frozenset(WEBUI_BENCHES)
+
+
 def _benches() -> dict[str, Callable[[argparse.Namespace], dict[str, Any]]]:
-    return {**ENGINE_BENCHES, **VISION_BENCHES, **CALIBRATION_BENCHES}
+    return {**ENGINE_BENCHES, **VISION_BENCHES, **CALIBRATION_BENCHES, **WEBUI_BENCHES}
 
 
 def _print_figures(figures: dict[str, Any], indent: str = "  ") -> None:
@@ -44,7 +56,7 @@ def _print_figures(figures: dict[str, Any], indent: str = "  ") -> None:
 
 def _bench(args: argparse.Namespace) -> int:
     benches = _benches()
-    targets = list(benches) if args.target == "all" else [args.target]
+    targets = [t for t in benches if t not in _NOT_IN_ALL] if args.target == "all" else [args.target]
     results = {t: benches[t](args) for t in targets}
     if args.json:
         print(json.dumps(results if args.target == "all" else results[args.target], indent=2))
@@ -70,10 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_command(sub)
 
     p = sub.add_parser("bench", help="measure speed (the figures the README quotes)")
-    p.add_argument("target", nargs="?", choices=[*_benches(), "all"], default="all", help="what to measure")
+    p.add_argument("target", nargs="?", choices=[*_benches(), "all"], default="all",
+                   help="what to measure (all: every target but load)")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per figure; the median is reported")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for a smoke test)")
     p.add_argument("--scenes", type=int, default=60, help="vision: unseen renders to read for the accuracy figures")
+    p.add_argument("--clients", type=int, default=20,
+                   help="load: browsers watching the demo game, each with the state and video streams")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_bench)
     return parser
