@@ -17,10 +17,12 @@ import logging
 import threading
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.ensemble import HistGradientBoostingClassifier
+from threadpoolctl import ThreadpoolController
 
 from rolit.engine import Colour, Variant, get_variant
 
@@ -51,6 +53,19 @@ class Reading:
         return None if label == EMPTY else Colour(label - 1)
 
 
+_threads: ThreadpoolController | None = None
+
+
+def _one_thread() -> Any:
+    """OpenMP held to one thread. A frame's few dozen cells are far too little work to share, and
+    on a busy machine the waiting threads cost more than the work: 64 cells took 14-21 ms with
+    two threads, 6 ms with one (training likewise went from seconds to minutes under load)."""
+    global _threads
+    if _threads is None:
+        _threads = ThreadpoolController()
+    return _threads.limit(limits=1, user_api="openmp")
+
+
 class ColourModel:
     """A classifier of cell readings, fitted on labelled features."""
 
@@ -65,13 +80,15 @@ class ColourModel:
             raise CalibrationError("a colour model needs at least 20 labelled cells")
         clf = HistGradientBoostingClassifier(max_iter=250, learning_rate=0.08, max_leaf_nodes=31,
                                              l2_regularization=1.0, random_state=seed)
-        clf.fit(features, labels)
+        with _one_thread():
+            clf.fit(features, labels)
         return cls(clf)
 
     def probabilities(self, features: F64, variant: Variant | str) -> F64:
         """Cells x 7 label probabilities, with colours outside the edition's palette removed."""
         v = get_variant(variant)
-        raw = self.classifier.predict_proba(features)
+        with _one_thread():
+            raw = self.classifier.predict_proba(features)
         probs = np.zeros((len(features), len(LABELS)))
         probs[:, self.classes] = raw
         allowed = np.zeros(len(LABELS), bool)

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 FLAG_TYPES = ("missed_capture", "wrong_flips", "out_of_turn", "not_adjacent", "several_balls", "ball_removed",
               "board_moved")
 VISION_STATUSES = ("starting", "ok", "no_board", "occluded", "camera_lost", "ended", "manual", "waiting")
-_LOG_LENGTH = 12
+_LOG_LENGTH = 32  # events in every snapshot: enough for a burst (a board swept clean) to reach every page
 
 
 class SessionError(ValueError):
@@ -256,7 +256,7 @@ class TableSession:
         if before is None:
             return True
         expected = self.referee.expected
-        if board == before or board == expected:
+        if board == before or board == expected or self._one_clean_move(board):
             self.recheck = None
             if self.flag is not None and self.flag.get("type") == "board_moved":
                 self.flag = None
@@ -275,6 +275,25 @@ class TableSession:
                          "settled_at": self.settled_at, "at": self.clock()}
             self._log_entry({"type": "board_moved", "message": message, "at": self.clock()})
             self.changes.publish()
+        return False
+
+    def _one_clean_move(self, board: Board) -> bool:
+        """Whether ``board`` is the game's position after one legal, fully rolled move.
+
+        A bump that was not one (the grid found again in the same place) must not
+        stop the game when the next move is made: a clean move is the game going on.
+        """
+        referee = self.referee
+        if referee.state != "synced" or referee.game.is_over():
+            return False
+        position = referee.position
+        turns = [referee.turn] if referee.turn is not None else list(self.settings.order)
+        for turn in turns:
+            if turn is None:
+                continue
+            here = position if referee.turn is not None else position.with_turn(turn)
+            if any(here.play(move).board() == board for move in here.legal_moves()):
+                return True
         return False
 
     def observe_settled(self, board: Board, settled_at: float | None = None, now: float | None = None) -> list[Event]:
@@ -720,6 +739,6 @@ class TableSession:
                           if self.settings.timer else None),
                 "settings": self.settings.to_json(),
                 "settled_at": self.settled_at,
-                "log": self.log[-8:],
+                "log": list(self.log),
                 "ply": game.ply,
             }
