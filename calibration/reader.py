@@ -178,6 +178,7 @@ class BoardReader:
         cells: list[Cell] = [None] * (n * n)
         points: dict[Square, tuple[float, float]] = {}
         confidence: dict[Square, float] = {}
+        guesses: dict[Square, Cell] = {}
         hidden = False
         for i in range(n * n):
             row, col = divmod(i, n)
@@ -187,6 +188,8 @@ class BoardReader:
             else:
                 cells[(sq // 8) * n + sq % 8] = UNKNOWN
                 hidden |= bool(reading.labels[i] == HIDDEN)
+            if reading.labels[i] != HIDDEN:
+                guesses[sq] = reading.cell(i)
             points[sq] = (float(samples.points[i, 0]), float(samples.points[i, 1]))
             confidence[sq] = float(reading.confidence[i])
         board = Board(n, cells)
@@ -200,6 +203,7 @@ class BoardReader:
             quality=fit.quality,
             status=status,
             moved=bool(moved),
+            cell_guess=guesses,
             timings={"locate": t1 - t0, "sample": t2 - t1, "classify": t3 - t2},
         )
 

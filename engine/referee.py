@@ -36,7 +36,7 @@ from typing import Any
 
 from .board import UNKNOWN, Board
 from .colours import GREEN, Colour  # noqa: F401  (GREEN is used in the examples)
-from .errors import SetupError
+from .errors import RolitError, SetupError
 from .game import Game
 from .messages import Colour_word, _, colour_word, join_alternatives, join_words, sentence
 from .position import Move, Position
@@ -215,6 +215,19 @@ class Referee:
     def pending(self) -> Pending | None:
         """The placement whose rolls are still being made (live mode), if any."""
         return self._pending
+
+    def likely_boards(self) -> list[Board]:
+        """Boards the table probably shows now: the expected one, and, while a placement's rolls
+        are being made, the board once they are done. A reader unsure of a cell can use them as a
+        prior (see ``Observation.filled_from`` in rolit.vision)."""
+        boards = [self.expected]
+        pending = self._pending
+        if pending is not None:
+            try:
+                boards.append(self.game.position.play(pending.move).board())
+            except RolitError:
+                pass
+        return boards
 
     @property
     def turn(self) -> Colour | None:

@@ -24,10 +24,29 @@ def test_a_hand_restarts_the_wait() -> None:
     board = Position.start("classic").board()
     hand = board.replace({parse_square("d4"): UNKNOWN})
     assert s.push(obs(board), 0.0) is None
-    assert s.push(obs(hand), 0.2) is None  # hidden cells never settle
-    assert s.push(obs(board), 0.25) is None
-    assert s.push(obs(board), 0.4) is None  # only 0.15 s since the hand left
-    assert s.push(obs(board), 0.6) is not None
+    for t in (0.1, 0.2, 0.3, 0.4):
+        assert s.push(obs(hand), t) is None  # a cell hidden in most frames never settles
+    assert s.push(obs(board), 0.45) is None
+    assert s.push(obs(board), 0.6) is None  # the window still mostly sees the hand
+    assert s.push(obs(board), 0.8) is None
+    assert s.push(obs(board), 1.2) is not None
+
+
+def test_a_cell_unsure_in_some_frames_is_decided_by_the_others() -> None:
+    # The reader says "unknown" for a cell now and then (a glint): that frame abstains.
+    s = Stabiliser(hold=0.4, min_frames=3)
+    board = Position.start("classic").board()
+    unsure = board.replace({parse_square("d4"): UNKNOWN})
+    results = [s.push(obs(unsure if i % 2 else board), i / 10) for i in range(8)]
+    settled = [r for r in results if r is not None]
+    assert len(settled) == 1 and settled[0].board == board
+
+
+def test_a_cell_seen_too_rarely_does_not_settle() -> None:
+    s = Stabiliser(hold=0.2, min_frames=3)
+    board = Position.start("classic").board()
+    unsure = board.replace({parse_square("d4"): UNKNOWN})
+    assert all(s.push(obs(board if i % 4 == 0 else unsure), i / 10) is None for i in range(12))
 
 
 def test_flicker_between_readings_never_settles() -> None:

@@ -7,11 +7,11 @@ the reader is. Its JSON form is DESIGN.md's ``rolit recognize --json`` contract.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rolit.engine import UNKNOWN, Board, Colour, Square, square_name
+from rolit.engine import UNKNOWN, Board, Cell, Colour, Square, square_name
 
 __all__ = ["Observation", "Point"]
 
@@ -29,6 +29,8 @@ class Observation:
     ``status`` is ``"ok"``, ``"no_board"`` or ``"occluded"`` (some cells hidden,
     typically by a hand). ``moved`` is true when the board had to be found
     again because it (or the camera) moved since the last frame.
+    ``cell_guess`` is the reader's best answer for every cell it could see,
+    trusted or not (hidden cells have none).
     """
 
     board: Board | None
@@ -39,6 +41,7 @@ class Observation:
     status: str = "no_board"
     moved: bool = False
     timings: Mapping[str, float] = field(default_factory=dict)
+    cell_guess: Mapping[Square, Cell] = field(default_factory=dict)
 
     @property
     def found(self) -> bool:
@@ -49,6 +52,33 @@ class Observation:
     def unknown(self) -> list[Square]:
         """Cells that could not be read."""
         return self.board.unknown_squares() if self.board is not None else []
+
+    def filled_from(self, likely: Sequence[Board], floor: float = 0.5) -> Board | None:
+        """The board with unsure cells filled where the best guess is what one of the ``likely``
+        boards holds there (the game's position, the last settled board) and at least ``floor`` sure.
+
+        The reader alone answers "unknown" below its threshold rather than guess;
+        with the game as a prior, a guess that agrees with what the rules expect
+        is taken. A cell that changed in a way nobody expects stays unknown.
+
+        >>> from rolit.engine import Position, parse_square
+        >>> board = Position.start("quick4").board()
+        >>> b2 = parse_square("b2", 4)
+        >>> seen = Observation(board.replace({b2: UNKNOWN}), cell_confidence={b2: 0.7}, cell_guess={b2: board[b2]})
+        >>> seen.filled_from([board]) == board, seen.filled_from([board], floor=0.8) == board
+        (True, False)
+        """
+        board = self.board
+        if board is None:
+            return None
+        fills: dict[Square, Cell] = {}
+        for sq in board.unknown_squares():
+            if sq not in self.cell_guess or self.cell_confidence.get(sq, 0.0) < floor:
+                continue
+            guess = self.cell_guess[sq]
+            if any(b.size == board.size and b[sq] == guess for b in likely):
+                fills[sq] = guess
+        return board.replace(fills) if fills else board
 
     @property
     def confidence(self) -> float:

@@ -84,11 +84,21 @@ class Stabiliser:
         size = boards[0].size
         if any(b.size != size for b in boards):
             return None
-        need = self.majority * len(boards)
+        # A cell the reader is unsure of in some frames is decided by the frames that
+        # saw it: "unknown" abstains rather than votes. It still needs to be seen in
+        # enough of the window, and those frames must clearly agree.
+        seen_enough = max(1.0, (1.0 - self.majority) * len(boards))
         cells: list[Cell] = []
         for sq in boards[0].squares:
-            value, votes = Counter(b[sq] for b in boards).most_common(1)[0]
-            if votes < need or (value is UNKNOWN and not self.allow_unknown):
+            known = Counter(b[sq] for b in boards if b[sq] is not UNKNOWN)
+            total = sum(known.values())
+            if total < seen_enough:
+                if not self.allow_unknown:
+                    return None
+                cells.append(UNKNOWN)
+                continue
+            value, votes = known.most_common(1)[0]
+            if votes < self.majority * total:
                 return None
             cells.append(value)
         return Board(size, cells)

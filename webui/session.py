@@ -227,6 +227,12 @@ class TableSession:
                     del self.overrides[sq]
             return board.replace(changes) if changes else board
 
+    def likely_boards(self) -> list[Board]:
+        """What the table probably shows: the game's position, the board last settled, and the
+        position after a placement whose rolls are being made."""
+        with self.lock:
+            return [*self.referee.likely_boards(), self.table_board]
+
     def set_vision(
         self,
         status: str,
@@ -287,14 +293,9 @@ class TableSession:
         if referee.state != "synced" or referee.game.is_over():
             return False
         position = referee.position
-        turns = [referee.turn] if referee.turn is not None else list(self.settings.order)
-        for turn in turns:
-            if turn is None:
-                continue
-            here = position if referee.turn is not None else position.with_turn(turn)
-            if any(here.play(move).board() == board for move in here.legal_moves()):
-                return True
-        return False
+        # Before the first ball, any colour in play may be the one that starts.
+        starts = [position] if referee.turn is not None else [position.with_turn(c) for c in self.settings.order]
+        return any(here.play(move).board() == board for here in starts for move in here.legal_moves())
 
     def observe_settled(self, board: Board, settled_at: float | None = None, now: float | None = None) -> list[Event]:
         """A board that settled on the table (``settled_at``: wall-clock seconds); returns the referee's events."""

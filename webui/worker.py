@@ -134,7 +134,8 @@ class VisionWorker:
         started = time.monotonic()
         observation = self._reader.read(frame.image)
         self.read_ms.append((time.monotonic() - started) * 1000)
-        board = observation.board
+        # Cells the reader is unsure of are taken when its guess is what the game expects.
+        board = observation.filled_from(self.session.likely_boards())
         if board is not None:
             board = self.session.apply_overrides(board)
         seen = Observation(board, observation.corners, observation.cell_points, observation.cell_confidence,
