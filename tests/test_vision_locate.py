@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from rolit.engine import Position
+from rolit.vision import balls, lattice
 from rolit.vision.locate import Locator, apply_homography, grid_homography, order_corners
 from rolit.vision.pose import BALL_TOP_HEIGHT, Pose
 from rolit.vision.synthetic.demo import DEMO_PARAMS
@@ -82,3 +84,95 @@ def test_pose_puts_ball_tops_where_the_renderer_does() -> None:
         on_plane = apply_homography(h, [[col + 0.5, row + 0.5]])[0]
         assert np.linalg.norm(top - [x, y]) < 0.08 * pitch  # parallax modelled
         assert np.linalg.norm(on_plane - [x, y]) > 0.3 * pitch  # and it matters at 40 degrees
+
+
+def _cells_out(found: np.ndarray, truth: np.ndarray, n: int) -> float:
+    """How far (cells) the found grid puts the cells' centres from the true ones, at the worst cell."""
+    g = np.arange(n) + 0.5
+    cells = np.c_[[a.ravel() for a in np.meshgrid(g, g)]].T
+    back = np.linalg.inv(grid_homography(truth, n))
+    return min(
+        float(np.max(np.abs(apply_homography(back, apply_homography(grid_homography(np.roll(found, s, axis=0), n), cells)) - cells)))
+        for s in range(4)
+    )
+
+
+def _midgame(variant: str = "classic") -> Position:
+    position = Position.start(variant)
+    for _ in range(14):
+        moves = position.legal_moves()
+        if not moves:
+            break
+        position = position.play(moves[len(moves) // 2])
+    return position
+
+
+def _work(image: np.ndarray) -> tuple[np.ndarray, float]:
+    scale = 640 / image.shape[1]
+    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+
+
+def test_cell_by_cell_alignment_comes_back_from_a_rough_guess_in_an_oblique_view() -> None:
+    # 38 degrees: the balls stand well away from their cells in the picture (parallax).
+    params = RenderParams(size=(1280, 720), elevation=38.0, azimuth=10.0, k1=0.0, k2=0.0, scene_seed=21)
+    image, truth = render(_midgame().board(), params, variant="classic")
+    work, scale = _work(image)
+    gt = np.asarray(truth.corners) * scale
+    h = grid_homography(gt, 8)
+    rough = apply_homography(h, np.array([[0.35, -0.3], [8.2, -0.25], [8.4, 7.8], [0.2, 7.9]]))
+    corners = rough
+    for affine in (False, False, True, True):
+        corners = lattice.realign(lattice.look(work, corners, 8), affine)
+    assert _cells_out(rough, gt, 8) > 0.3
+    assert _cells_out(corners, gt, 8) < 0.25
+    locked, strength = lattice.lock(lattice.look(work, corners, 8))
+    assert locked > 0.7 and strength > 0.15
+
+
+def test_the_first_look_prefers_the_grid_to_a_grid_half_a_cell_out() -> None:
+    image, truth = render(_midgame().board(), RenderParams(size=(1280, 720), scene_seed=4), variant="classic")
+    work, scale = _work(image)
+    gt = np.asarray(truth.corners) * scale
+    h = grid_homography(gt, 8)
+    half = apply_homography(h, np.array([[0.5, 0.5], [8.5, 0.5], [8.5, 8.5], [0.5, 8.5]]))
+    pyramid = [cv2.GaussianBlur(work, (0, 0), 1.0)]
+    for _ in range(3):
+        pyramid.append(cv2.pyrDown(pyramid[-1]))
+    promise = lattice.survey(pyramid, [gt, half], 8)
+    assert promise[0] > 0.2 and promise[0] > 2 * promise[1]
+
+
+@pytest.mark.parametrize(("du", "dv"), [(1, 0), (0, -1)])
+def test_a_grid_one_cell_out_is_settled_back(du: int, dv: int) -> None:
+    image, truth = render(_midgame().board(), RenderParams(size=(1280, 720), scene_seed=8), variant="classic")
+    work, scale = _work(image)
+    gt = np.asarray(truth.corners) * scale
+    loc = Locator(8)
+    assert loc._settle(work, lattice.shifted(gt, 8, du, dv), loc.candidates(work)) == (-du, -dv)
+    assert loc._settle(work, gt, loc.candidates(work)) == (0, 0)
+
+
+def test_the_balls_highlights_give_the_grid() -> None:
+    params = RenderParams(size=(1280, 720), elevation=60.0, k1=0.0, k2=0.0, scene_seed=4)
+    image, truth = render(_midgame().board(), params, variant="classic")
+    work, scale = _work(image)
+    guesses = balls.lattice_guesses(work, 8)
+    assert guesses
+    assert min(_error_in_cells(g, (np.asarray(truth.corners) * scale).tolist(), 8) for g in guesses) < 0.5
+
+
+def test_one_coloured_dots_are_told_from_balls() -> None:
+    image, truth = render(_midgame().board(), RenderParams(size=(1280, 720), scene_seed=4), variant="classic")
+    work, scale = _work(image)
+    board_colours = lattice.ball_colours(work, np.asarray(truth.corners) * scale, 8)
+    # A printed card: yellow dots on blue, one a cell.
+    card = np.full((360, 640, 3), (150, 60, 20), np.uint8)
+    for y in range(60, 300, 30):
+        for x in range(200, 440, 30):
+            cv2.circle(card, (x + 15, y + 15), 10, (20, 200, 230), -1)
+    dots = lattice.ball_colours(card, np.array([[200, 60], [440, 60], [440, 300], [200, 300]], np.float64), 8)
+    assert board_colours > 0.2 and dots < 0.05
+
+
+def test_no_board_in_a_blank_picture() -> None:
+    assert Locator(6).locate(np.full((360, 640, 3), 128, np.uint8)) is None

@@ -1,16 +1,20 @@
-"""Finding the grid: board outline candidates, then the lattice of cups and balls inside.
+"""Finding the grid: guesses from the board's outline (or its balls), aligned by the cells themselves.
 
 No markers. A Rolit board is a tray whose top shows an n x n lattice of cups
-(and balls) on flat plastic, inside a frame. Candidates for the board come
-from quadrilateral outlines in edge and region maps; each is checked and
-aligned by the lattice itself: the region is rectified, a map of "cell
-content" (how far each pixel is from the plastic's colour, which cups and
-balls are and the plastic between them is not) is summed along each axis, and
-the Fourier component at one cycle per cell gives both how strongly a lattice
-of that pitch is there (the score) and where its cells' centres are (the
-phase). Scale and offset along each axis are corrected from it, a few times,
-and a slip of a whole cell is settled by the frame: the true grid's outer rows
-hold cups, the rows beyond it do not.
+(and balls) on flat plastic, inside a frame. Guesses for the grid come from
+quadrilateral outlines in edge and region maps (each taken for the board's
+outline, its frame's inner edge, or the grid itself; each outline also with
+its sides fitted again to the contour's straight runs, so that a ball or a
+hand sticking out does not tilt them). Every guess gets a cheap first look
+(:func:`.lattice.survey`: do the cells' contents sit on a lattice near it?),
+and the most promising few are aligned cell by cell (:mod:`.lattice`: each
+cell's content, cups on the board's plane and balls on theirs, pulls the grid
+onto it) and scored by how many cells lock onto their centres. When no
+outline leads to a clear board, the balls' highlights give more guesses
+(:mod:`.balls`). A printed pattern of one-coloured dots scores less than
+balls, which wear every colour. Last, a slip by a whole cell is settled by an
+outline found where the board's edge would then be, or by where the cells
+stop (cups and balls on the grid's outer lines, none beyond).
 
 Grid coordinates: ``(u, v)``, 0..n across the grid, ``u`` along row 1; the
 centre of cell ``(col, row)`` is at ``(col + 0.5, row + 0.5)``.
@@ -27,6 +31,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from . import balls, lattice
+
 __all__ = ["GridFit", "Locator", "apply_homography", "grid_homography", "order_corners"]
 
 log = logging.getLogger(__name__)
@@ -39,9 +45,21 @@ U8 = npt.NDArray[Any]
 # round 3 cm cells), its inner edge (4 mm out), and none: an outline found in the
 # image may be any of the three.
 FRAME_RATIOS = (20.0 / 30.0, 4.0 / 30.0, 0.0)
-PX = 16  # pixels per cell in the rectified view
-PAD = 1.5  # cells of margin round the grid in the rectified view
-TOP = 5  # candidate grids aligned in full (the strongest after a first look)
+TOP = 4  # candidate grids aligned in full (the most promising after a first look)
+BALL_TOP, BALL_PENALTY = 3, 0.1  # the same for guesses from the balls' lattice, and how much they give way
+BALL_DRIFT = 0.4  # cells a guess from the balls' lattice may move in alignment (more: the lattice was not the cells')
+REFINE_STEPS = (False, False, True, True)  # cell-by-cell alignment: scale and shift twice, then affine twice
+# A slip by a cell: the line gained must beat the line given up by this much (in typical lines), the line
+# given up must look less like cells than this, and the line gained more than this.
+SLIP_GAIN, SLIP_DROP, SLIP_LINE = 0.2, 0.6, 0.3
+SLIP_EMPTY, SLIP_FULL = 0.05, 0.5  # an outer line with no cells in it, and one that surely has them
+SLIP_SPILL = 1.0  # more evidence needed for a cell gained on the far side, per cell of parallax
+OUTLINE_TOL, OUTLINE_FAR = 0.6, 1.0  # cells: outlines that agree with a grid, and that do not (see _outline_slip)
+FAIR = 0.75  # lattice quality below which the balls' lattice is tried too
+SURE = 0.9  # lattice quality no other object in the picture comes near: the search stops there
+PLAIN, PLAIN_PENALTY = 0.08, 0.12  # see lattice.ball_colours
+ACCEPT_BALLS = 0.45  # the same for a grid found from the balls' lattice
+ACCEPT = 0.55  # least lattice quality (share of cells locked on, plus a third of the lattice's strength) for a board
 
 
 def order_corners(points: npt.ArrayLike) -> F64:
@@ -78,15 +96,6 @@ class GridFit:
     score: float
 
 
-@dataclass(frozen=True)
-class _Lattice:
-    """What the rectified view says about one axis: strength, and the correction to scale and offset."""
-
-    strength: float
-    scale: float  # true pitch / assumed pitch
-    offset: float  # cells to add so the assumed centres land on the true ones
-
-
 class Locator:
     """Finds and tracks the n x n grid in frames.
 
@@ -98,106 +107,6 @@ class Locator:
         self.n = n
         self.work_width = work_width
 
-    # The lattice test -----------------------------------------------------------
-
-    def _rectify(self, lab: F32, corners: F64) -> tuple[F32, F64]:
-        """The grid region (with a margin) seen square-on, as a cell-content map."""
-        n = self.n
-        size = round((n + 2 * PAD) * PX)
-        src = np.array([[-PAD, -PAD], [n + PAD, -PAD], [n + PAD, n + PAD], [-PAD, n + PAD]], np.float64)
-        h = grid_homography(corners, n)
-        quad = apply_homography(h, src)
-        dst = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
-        warp = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-        view = cv2.warpPerspective(lab, warp, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        inner = view[int(PAD * PX) : size - int(PAD * PX), int(PAD * PX) : size - int(PAD * PX)]
-        # The plastic is the colour between the cups, a little inside each cell's
-        # corners (clear of the cup, and of any printed grid line).
-        near = round(0.14 * PX)
-        k = np.r_[np.arange(n) * PX + near, np.arange(1, n + 1) * PX - near]
-        plastic = np.median(inner[k][:, k].reshape(-1, 3), axis=0)
-        diff = view - plastic[None, None, :]
-        content = np.sqrt(diff[..., 0] ** 2 + 2.0 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
-        # Compress: a few bright balls must not drown the many faint cups.
-        content = np.log1p(content / 3.0)
-        content = cv2.GaussianBlur(content, (0, 0), PX * 0.12)
-        return content.astype(np.float32), h
-
-    def _axis(self, profile: F64) -> _Lattice:
-        """Strength, scale and phase of the one-cycle-per-cell component of a profile across the grid."""
-        n = self.n
-        start, stop = int(PAD * PX), int((PAD + n) * PX)
-        middle = (start + stop) / 2.0
-        x = np.arange(start, stop, dtype=np.float64) + 0.5 - middle
-        p = profile[start:stop] - profile[start:stop].mean()
-        best = (0.0, 1.0, 0.0)
-        for scale in np.linspace(0.88, 1.12, 25):
-            f = scale / PX  # cycles per pixel if the true pitch is PX / scale
-            a = complex(np.dot(p, np.exp(-2j * np.pi * f * x))) / len(x)
-            if abs(a) > best[0]:
-                best = (abs(a), float(scale), float(np.angle(a)))
-        amp, scale, phase = best
-        # Content peaks at cell centres: the component cos(2 pi f x - phi) peaks at
-        # x = (phi / 2 pi + k) / f with phi = -phase. The assumed centre just right
-        # of the middle is half a cell out; the offset is how far the true one is from it.
-        peak = (-phase / (2 * np.pi)) / scale  # cells from the middle
-        spacing = 1.0 / scale
-        offset = (peak - 0.5 + spacing / 2) % spacing - spacing / 2
-        noise = float(np.std(p)) + 1e-6
-        return _Lattice(amp / noise, scale, float(offset))
-
-    def examine(self, lab: F32, corners: F64) -> tuple[float, F64]:
-        """Lattice strength of a grid guess, and the corrected guess."""
-        n = self.n
-        content, h = self._rectify(lab, corners)
-        lo, hi = int(PAD * PX), int((PAD + n) * PX)
-        inner = content[lo:hi, lo:hi]
-        # Profiles along u (sum over rows) and along v (sum over columns), over the grid only.
-        pu = np.zeros(content.shape[1])
-        pv = np.zeros(content.shape[0])
-        pu[lo:hi] = inner.mean(axis=0)
-        pv[lo:hi] = inner.mean(axis=1)
-        lu, lv = self._axis(pu), self._axis(pv)
-        strength = min(lu.strength, lv.strength)
-        # Correct: centres move by the offset, pitch by the scale (about the grid's middle).
-        mid = n / 2.0
-
-        def fix(t: F64, lat: _Lattice) -> F64:
-            # The true grid's middle boundary, then n / 2 true pitches either side.
-            middle = mid + 0.5 + lat.offset - 0.5 / lat.scale
-            return np.asarray(middle + (t - mid) / lat.scale, np.float64)
-
-        box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-        new = np.c_[fix(box[:, 0], lu), fix(box[:, 1], lv)]
-        return strength, apply_homography(h, new)
-
-    def border(self, lab: F32, corners: F64) -> float:
-        """How well the grid ends at the frame: cups on its outer rows and columns, none beyond (about -1..1).
-
-        Each outer line of cells is compared with the line just outside it by how
-        much the cell content varies along it (cups and balls make it vary, the
-        frame does not); the weakest of the four sides decides.
-        """
-        n = self.n
-        content, _ = self._rectify(lab, corners)
-        lo = int(PAD * PX)
-        span = slice(lo, lo + n * PX)
-
-        def varies(band: F32, along: int) -> float:
-            return float(np.std(band.mean(axis=along)))
-
-        rows = [varies(content[lo + k * PX : lo + (k + 1) * PX, span], 0) for k in range(n)]
-        cols = [varies(content[span, lo + k * PX : lo + (k + 1) * PX], 1) for k in range(n)]
-        typical = float(np.median(rows + cols)) + 1e-6
-        outside = [
-            varies(content[lo - PX : lo, span], 0),
-            varies(content[lo + n * PX : lo + (n + 1) * PX, span], 0),
-            varies(content[span, lo - PX : lo], 1),
-            varies(content[span, lo + n * PX : lo + (n + 1) * PX], 1),
-        ]
-        inside = [rows[0], rows[-1], cols[0], cols[-1]]
-        return float(min((i - o) / typical for i, o in zip(inside, outside, strict=True)))
-
     # Candidates ---------------------------------------------------------------
 
     def candidates(self, image: U8) -> list[F64]:
@@ -206,7 +115,7 @@ class Locator:
         lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         area_min = 0.01 * image.shape[0] * image.shape[1]
-        quads: list[F64] = []
+        quads: list[tuple[F64, Any]] = []
         for channel in (grey, hsv[..., 1], lab[..., 1], lab[..., 2]):
             blur = cv2.GaussianBlur(channel, (7, 7), 0)
             _, mask = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -221,7 +130,16 @@ class Locator:
                 edges = cv2.dilate(cv2.Canny(blur, lo, hi), np.ones((3, 3), np.uint8))
                 contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
                 quads.extend(_quads(contours, area_min))
-        return _dedupe(quads)
+        # Each distinct outline also with its sides fitted again to the contour's
+        # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
+        out = []
+        for index in _dedupe([q for q, _ in quads]):
+            quad, contour = quads[index]
+            out.append(quad)
+            fitted = _fit_sides(contour.reshape(-1, 2).astype(np.float64), quad)
+            if fitted is not None:
+                out.append(fitted)
+        return [out[i] for i in _dedupe(out)]
 
     # Locating -------------------------------------------------------------------
 
@@ -232,71 +150,181 @@ class Locator:
         """
         scale = min(1.0, self.work_width / image.shape[1])
         work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-        lab = cv2.cvtColor(work.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
         n = self.n
-        guesses: list[tuple[float, F64]] = []
-        for quad in self.candidates(work):
-            for ratio in FRAME_RATIOS:
-                corners = _inset(quad, ratio, n)
-                if not _plausible(corners, work.shape, n):
-                    continue
-                strength, _ = self.examine(lab, corners)
-                guesses.append((strength, corners))
-        guesses.sort(key=lambda g: -g[0])
-        best: tuple[float, F64] | None = None
-        for _strength, corners in guesses[:TOP]:
-            aligned = self._align(lab, corners, rounds=4)
-            if aligned is None:
-                continue
-            total = aligned[0] * (1.0 + max(-1.0, min(1.0, self.border(lab, aligned[1]))))
-            if best is None or total > best[0]:
-                best = (total, aligned[1])
-        if best is None or best[0] < 0.25:
+        # Guesses: each outline found, taken for the board's outline, its frame's inner edge or its grid.
+        outlines = self.candidates(work)
+        guesses = [g for quad in outlines for g in (_inset(quad, r, n) for r in FRAME_RATIOS)]
+        guesses = _distinct([g for g in guesses if _plausible(g, work.shape, n)], n)
+        # A first look at every one, on a pyramid level where a cell is a few pixels across
+        # (smoothed a little against noise); the most promising few are aligned in full.
+        pyramid = [cv2.GaussianBlur(work, (0, 0), 1.0)]
+        for _ in range(3):
+            pyramid.append(cv2.pyrDown(pyramid[-1]))
+        best = self._best(work, pyramid, guesses, TOP, 0.0, None)
+        if best is None or best[0] < FAIR:
+            # The balls' own lattice, for a board whose outline merges with something else (a hand,
+            # the table's edge). Its guesses give way to an outline's as good (which also places the
+            # grid among the cells the balls leave open).
+            from_balls = _distinct([g for g in balls.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
+            best = self._best(work, pyramid, from_balls, BALL_TOP, BALL_PENALTY, best, BALL_DRIFT)
+        # A grid the balls' own lattice led to has that lattice for it too: it may show fewer of its
+        # cells (a hand over half the board).
+        if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
             return None
-        return self._fit(best[1], best[0], scale)
+        corners = best[1]
+        slip = self._settle(work, corners, outlines)
+        moved = lattice.shifted(corners, n, *slip)
+        if slip != (0, 0) and _plausible(moved, work.shape, n):
+            again = self._refine(work, moved, (True, True))
+            corners = moved if again is None else again[0]
+        locked, strength = lattice.lock(lattice.look(work, corners, n, pad=1))
+        return self._fit(corners / scale, locked + strength / 3.0)
 
     def track(self, image: U8, corners: F64) -> GridFit | None:
-        """Follow a grid found before: a small alignment from ``corners``, no search (``None`` if it is lost)."""
+        """Follow a grid found before: a small alignment from ``corners``, no search (``None`` if it is lost).
+
+        Only the part of the picture round the grid is looked at. The score is
+        the lattice quality there (as :meth:`locate` scores what it finds).
+        """
+        n = self.n
         scale = min(1.0, self.work_width / image.shape[1])
-        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-        lab = cv2.cvtColor(work.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-        start = np.asarray(corners, np.float64) * scale
-        strength, moved = self.examine(lab, start)
-        pitch = float(np.linalg.norm(start[1] - start[0])) / self.n
+        c = np.asarray(corners, np.float64)
+        pitch = float(np.linalg.norm(c[1] - c[0])) / n
+        margin = (lattice.PAD + 1) * pitch
+        x0, y0 = (max(0, int(v - margin)) for v in c.min(axis=0))
+        x1 = int(min(image.shape[1], c[:, 0].max() + margin)) + 1
+        y1 = int(min(image.shape[0], c[:, 1].max() + margin)) + 1
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            return None
+        part = image[y0:y1, x0:x1]
+        work = cv2.resize(part, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else part
+        origin = np.array([x0, y0], np.float64) * scale
+        start = (c - [x0, y0]) * scale
+        whole = ((round(image.shape[0] * scale), round(image.shape[1] * scale)), (float(origin[0]), float(origin[1])))
+        view = lattice.look(work, start, n, whole=whole, pad=1)
+        locked, strength = lattice.lock(view)
+        moved = lattice.realign(view, affine=True)
         # Follow small moves (a shaking camera) only; a big one is for a new search.
         jump = float(np.max(np.linalg.norm(moved - start, axis=1)))
-        if not _plausible(moved, lab.shape, self.n) or jump > 0.4 * pitch:
+        if not _plausible(moved + origin, whole[0], n) or jump > 0.4 * pitch * scale:
             moved = start
-        return self._fit(moved, strength, scale)
+        return self._fit((moved + origin) / scale, locked + strength / 3.0)
 
-    def _align(self, lab: F32, corners: F64, rounds: int) -> tuple[float, F64] | None:
-        """Align a guess to the lattice, then settle a one-cell slip by the frame."""
-        c = corners
-        strength = 0.0
-        for _ in range(rounds):
-            strength, c2 = self.examine(lab, c)
-            if not _plausible(c2, lab.shape, self.n):
-                return None
-            moved = float(np.max(np.linalg.norm(c2 - c, axis=1)))
-            c = c2
-            if moved < 0.3:
-                break
-        strength, _ = self.examine(lab, c)
-        h = grid_homography(c, self.n)
+    def _fit(self, corners: F64, score: float) -> GridFit:
+        """A grid (full-size pixels) and its lattice quality; ``quality`` 0 at :data:`ACCEPT`, 1 at :data:`SURE`."""
+        quality = float(np.clip((score - ACCEPT) / (SURE - ACCEPT), 0.0, 1.0))
+        return GridFit(corners, grid_homography(corners, self.n), quality, score)
+
+    def _best(
+        self, work: U8, pyramid: list[U8], guesses: list[F64], count: int, penalty: float,
+        best: tuple[float, F64, float] | None, drift: float = np.inf,
+    ) -> tuple[float, F64, float] | None:
+        """The best of ``best`` and the ``count`` most promising ``guesses`` aligned cell by cell:
+        (quality, corners, penalty).
+
+        A guess's quality is the lattice quality of where it ends; it competes
+        with the others less its ``penalty``. A guess that the alignment moves
+        more than ``drift`` cells somewhere is dropped.
+        """
         n = self.n
-        best = (self.border(lab, c), c)
-        for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            trial = apply_homography(h, np.array([[du, dv], [n + du, dv], [n + du, n + dv], [du, n + dv]], np.float64))
-            if _plausible(trial, lab.shape, n):
-                b = self.border(lab, trial)
-                if b > best[0] + 0.1:
-                    best = (b, trial)
-        return strength, best[1]
+        promise = lattice.survey(pyramid, guesses, n)
+        for i in np.argsort(-promise, kind="stable")[:count]:
+            if best is not None and best[0] >= SURE:
+                break  # no other object is as like a board (a slip is settled later)
+            refined = self._refine(work, guesses[i], REFINE_STEPS)
+            if refined is None or _cells_apart(refined[0], guesses[i], n) > drift:
+                continue
+            locked, strength = lattice.lock(refined[1])
+            quality = locked + strength / 3.0
+            if ACCEPT <= quality < SURE and lattice.ball_colours(work, refined[0], n) < PLAIN:
+                quality -= PLAIN_PENALTY  # one-coloured dots: a printed pattern more likely than balls
+            if best is None or quality - penalty > best[0] - best[2]:
+                best = (quality, refined[0], penalty)
+        return best
 
-    def _fit(self, corners: F64, strength: float, scale: float) -> GridFit:
-        full = corners / scale
-        quality = float(np.clip((strength - 0.15) / 0.35, 0.0, 1.0))
-        return GridFit(full, grid_homography(full, self.n), quality, strength)
+    def _refine(self, image: U8, corners: F64, steps: Sequence[bool]) -> tuple[F64, lattice.LatticeView] | None:
+        """A guess aligned cell by cell (each step scale and shift, or affine), and the view of the result."""
+        c = corners
+        for affine in steps:
+            moved = lattice.realign(lattice.look(image, c, self.n, pad=1), affine)
+            if not _plausible(moved, image.shape, self.n):
+                return None
+            c = moved
+        return c, lattice.look(image, c, self.n, pad=1)
+
+    def _settle(self, image: U8, corners: F64, outlines: Sequence[F64] = ()) -> tuple[int, int]:
+        """How many whole cells (u, v) the grid should move, by the board's outline or its cells (-1, 0 or 1 each).
+
+        First the outlines found in the picture: a board's outline and its
+        frame's inner edge lie a known way beyond the grid, so the grid goes
+        where one of them clearly says (see :func:`_outline_slip`). Failing that,
+        the cells, along each axis: the line of cells beyond one side is weighed
+        against the outer line on the other (measured against the grid's typical
+        line, see :func:`lattice.line_evidence`), and the grid moves towards the
+        first when it looks clearly more like cells and the second does not look
+        much like them.
+        """
+        n = self.n
+        slip = _outline_slip(outlines, corners, n)
+        if slip is not None:
+            return slip
+        view = lattice.look(image, corners, n)
+        parallax = view.parallax.mean(axis=(0, 1))
+        shifts = []
+        for axis, line in enumerate(lattice.line_evidence(view)):
+            typical = float(np.median(line[1:-1]))
+            step = 0
+            if typical > 1e-6:
+                evidence = line / typical
+                # Seen obliquely, the balls of the far outer line reach over the line beyond it, so
+                # a cell gained on the far side must show more.
+                spill = SLIP_SPILL * abs(float(parallax[axis]))
+                lo = evidence[0] - evidence[n] - (spill if parallax[axis] < 0 else 0.0)  # one cell towards 0
+                hi = evidence[n + 1] - evidence[1] - (spill if parallax[axis] > 0 else 0.0)  # one cell towards n
+                # Either the line gained clearly beats the one given up, or the one given up is
+                # empty while the grid's other outer line is full and the line gained is not empty.
+                lo_ok = (lo > SLIP_GAIN and evidence[n] < SLIP_DROP and evidence[0] > SLIP_LINE) or (
+                    evidence[n] < SLIP_EMPTY and evidence[1] > SLIP_FULL and evidence[0] > 2 * SLIP_EMPTY
+                )
+                hi_ok = (hi > SLIP_GAIN and evidence[1] < SLIP_DROP and evidence[n + 1] > SLIP_LINE) or (
+                    evidence[1] < SLIP_EMPTY and evidence[n] > SLIP_FULL and evidence[n + 1] > 2 * SLIP_EMPTY
+                )
+                if lo_ok and (not hi_ok or lo > hi):
+                    step = -1
+                elif hi_ok:
+                    step = 1
+            shifts.append(step)
+        return shifts[0], shifts[1]
+
+
+def _outline_slip(outlines: Sequence[F64], corners: F64, n: int) -> tuple[int, int] | None:
+    """The slip (whole cells along u and v) that puts the board's outline, or its frame's inner edge, where an
+    outline found in the picture is, when that is clear; ``None`` when it is not.
+
+    Clear means: for the slipped grid some outline lies within ``OUTLINE_TOL``
+    cells of where the board's edge would be, at all four corners, and for the
+    grid as it is none comes within ``OUTLINE_FAR``.
+    """
+    if not len(outlines):
+        return None
+    h = grid_homography(corners, n)
+    pitch = float(np.mean(np.linalg.norm(np.diff(np.r_[corners, corners[:1]], axis=0), axis=1))) / n
+    found = np.asarray(outlines, np.float64)  # (k, 4, 2)
+    turns = np.stack([np.roll(found, -s, axis=1) for s in range(4)], axis=1)  # (k, 4 turns, 4, 2)
+    miss: dict[tuple[int, int], float] = {}
+    for du in (-1, 0, 1):
+        for dv in (-1, 0, 1):
+            best = np.inf
+            for r in FRAME_RATIOS[:2]:
+                box = np.array([[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]]) + np.array([du, dv])
+                edge = apply_homography(h, box)
+                far = np.max(np.linalg.norm(turns - edge[None, None], axis=3), axis=2)
+                best = min(best, float(np.min(far)) / pitch)
+            miss[(du, dv)] = best
+    slip = min(miss, key=lambda key: miss[key])
+    if slip != (0, 0) and miss[slip] < OUTLINE_TOL and miss[(0, 0)] > OUTLINE_FAR:
+        return slip
+    return None
 
 
 def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
@@ -313,20 +341,102 @@ def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
                 and np.all(c[:, 1] < h + margin))
 
 
-def _quads(contours: Sequence[Any], area_min: float) -> list[F64]:
-    """Convex four-cornered outlines of the large contours."""
+def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:
+    """Four-cornered outlines of the large contours.
+
+    A contour's convex hull simplified to four corners, or, when something
+    covers a corner or sticks out (a hand, a ball on the far row), its four
+    longest sides met at their crossings. Each comes with its contour.
+    """
     out = []
     for cnt in contours:
         if cv2.contourArea(cnt) < area_min:
             continue
         hull = cv2.convexHull(cnt)
         peri = cv2.arcLength(hull, True)
+        quad: F64 | None = None
         for eps in (0.015, 0.03, 0.05):
             approx = cv2.approxPolyDP(hull, eps * peri, True)
             if len(approx) == 4:
-                out.append(order_corners(approx.reshape(4, 2)))
+                quad = order_corners(approx.reshape(4, 2))
                 break
+        if quad is None:
+            approx = cv2.approxPolyDP(hull, 0.015 * peri, True).reshape(-1, 2).astype(np.float64)
+            if 5 <= len(approx) <= 8:
+                quad = _longest_sides(approx)
+        if quad is None:
+            continue
+        out.append((quad, cnt))
     return out
+
+
+def _crossing(p: F64, d: F64, q: F64, e: F64) -> F64 | None:
+    """Where the lines p + s d and q + t e cross (``None`` if nearly parallel)."""
+    det = d[0] * -e[1] + e[0] * d[1]
+    if abs(det) < 1e-9 * float(np.linalg.norm(d) * np.linalg.norm(e)) or abs(det) < 1e-12:
+        return None
+    s = ((q[0] - p[0]) * -e[1] + e[0] * (q[1] - p[1])) / det
+    return np.asarray(p + s * d, np.float64)
+
+
+def _quad_from_lines(lines: list[tuple[F64, F64]]) -> F64 | None:
+    """The quadrilateral whose sides lie on four lines (point, direction) in order round it."""
+    corners = []
+    for i in range(4):
+        (p, d), (q, e) = lines[i - 1], lines[i]
+        x = _crossing(p, d, q, e)
+        if x is None:
+            return None
+        corners.append(x)
+    quad = np.array(corners, np.float64)
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return None
+    return order_corners(quad)
+
+
+def _longest_sides(polygon: F64) -> F64 | None:
+    """The quadrilateral on a convex polygon's four longest sides (kept in their order round it)."""
+    m = len(polygon)
+    lengths = [float(np.linalg.norm(polygon[(i + 1) % m] - polygon[i])) for i in range(m)]
+    keep = sorted(sorted(range(m), key=lambda i: -lengths[i])[:4])
+    return _quad_from_lines([(polygon[i], polygon[(i + 1) % m] - polygon[i]) for i in keep])
+
+
+def _fit_sides(points: F64, quad: F64) -> F64 | None:
+    """``quad`` with each side fitted again (robustly) to the contour points along it; ``None`` if that fails."""
+    # The contour is a polygon (only its turning points kept): fill in its straight runs.
+    nxt = np.roll(points, -1, axis=0)
+    steps = np.maximum(1, (np.linalg.norm(nxt - points, axis=1) / 3.0).astype(int))
+    seg = np.repeat(np.arange(len(points)), steps)
+    frac = (np.arange(len(seg)) - np.repeat(np.cumsum(steps) - steps, steps)) / np.repeat(steps, steps)
+    dense = points[seg] + (nxt[seg] - points[seg]) * frac[:, None]
+    lines: list[tuple[F64, F64]] = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 8:
+            return None
+        p, d = a, (b - a) / length
+        # Trimmed least squares: the band round the side narrows, so a bump drops out.
+        for tol in (0.08, 0.04, 0.02):
+            normal = np.array([-d[1], d[0]])
+            rel = dense - p
+            along = rel @ d
+            near = (np.abs(rel @ normal) < tol * length) & (along > 0.1 * length) & (along < 0.9 * length)
+            if int(near.sum()) < 10:
+                return None
+            sel = dense[near]
+            p = sel.mean(axis=0)
+            _, vecs = np.linalg.eigh(np.cov((sel - p).T))
+            d = vecs[:, 1] if float(vecs[:, 1] @ (b - a)) >= 0 else -vecs[:, 1]
+            p = p + d * float((a - p) @ d)  # the line's point level with the corner a
+        lines.append((p, d))
+    fitted = _quad_from_lines(lines)
+    if fitted is None or float(np.max(np.linalg.norm(fitted - quad, axis=1))) > 0.2 * float(
+        np.linalg.norm(quad[2] - quad[0])
+    ):
+        return None
+    return fitted
 
 
 def _inset(quad: F64, ratio: float, n: int) -> F64:
@@ -340,9 +450,36 @@ def _inset(quad: F64, ratio: float, n: int) -> F64:
     return apply_homography(h, pts)
 
 
-def _dedupe(quads: list[F64], tol: float = 4.0) -> list[F64]:
+def _cells_apart(a: F64, b: F64, n: int) -> float:
+    """How far apart two grids are, in cells of the first, at the worst of their cells' centres."""
+    g = np.arange(n) + 0.5
+    cells = np.c_[[v.ravel() for v in np.meshgrid(g, g)]].T
+    there = apply_homography(np.linalg.inv(grid_homography(a, n)), apply_homography(grid_homography(b, n), cells))
+    return float(np.max(np.abs(there - cells)))
+
+
+def _distinct(guesses: list[F64], n: int, count: int = 10**6) -> list[F64]:
+    """The first ``count`` guesses that differ from each other by more than a third of a cell somewhere."""
     out: list[F64] = []
-    for q in quads:
-        if all(np.max(np.abs(q - o)) > tol for o in out):
-            out.append(q)
+    kept = np.zeros((0, 4, 2))
+    for g in guesses:
+        pitch = float(np.linalg.norm(g[1] - g[0])) / n
+        if len(out) and float(np.min(np.max(np.linalg.norm(kept - g[None], axis=2), axis=1))) <= 0.3 * pitch:
+            continue
+        out.append(g)
+        kept = np.concatenate([kept, g[None]])
+        if len(out) >= count:
+            break
+    return out
+
+
+def _dedupe(quads: list[F64], tol: float = 4.0) -> list[int]:
+    """Indices of the quadrilaterals that differ from every earlier one by more than ``tol`` pixels somewhere."""
+    out: list[int] = []
+    kept = np.zeros((0, 4, 2))
+    for i, q in enumerate(quads):
+        if len(out) and float(np.min(np.max(np.abs(kept - q[None]), axis=(1, 2)))) <= tol:
+            continue
+        out.append(i)
+        kept = np.concatenate([kept, q[None]])
     return out

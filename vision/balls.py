@@ -1,0 +1,234 @@
+"""Grid guesses from the balls themselves, for boards whose outline is not found.
+
+A board's outline can merge with the table's edge, or a hand can cover a
+corner, and then no four-cornered outline leads to the grid. The balls still
+show it: each glossy ball has a small, bright highlight, and as the light is
+the same for all, the highlights sit on a lattice, one cell apart. Here the
+highlights are found (small bright spots, taken twice: only those on strong
+colour, and all), the commonest steps between neighbouring highlights are
+paired, and the lattice each pair spans is grown from its best-connected
+highlight (whole steps along both, followed across the perspective); the
+pairs that reach the most highlights, within the board's n cells, give a
+homography from lattice steps to the image. Lowered from the highlights'
+height to the board's plane (the camera pose behind it), it gives grid
+guesses: one per placement of the board's n x n cells round the balls found.
+With two lamps each ball shows two highlights, always the same small step
+apart; that step is common too, but a lattice grown along it soon stops.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
+
+__all__ = ["highlights", "lattice_guesses"]
+
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
+
+SPOT = 9  # pixels: bright spots narrower than this (in the work image) are highlights
+MAX_SPOTS = 80
+COLOURED = 60.0  # mean saturation (0..255) round a highlight, for it to be on a ball
+# Where the highlight is taken to stand, in cells above the board: between the
+# ball's centre and its top (the lamp is above, a little to one side).
+HIGHLIGHT_HEIGHT = BALL_CENTRE_HEIGHT + 0.7 * BALL_RADIUS
+NEIGHBOURS = (4, 8)  # nearest points whose steps are counted (two ways)
+GROWN_PAIRS = 4  # pairs of steps grown into a lattice in full
+COMMON_STEPS = 5  # the commonest steps tried in pairs for the lattice's
+STEP_TOL = 0.3  # a neighbour within this share of a step of where the lattice puts it is on it
+MIN_BALLS = 5  # highlights on a lattice, at least, for it to count
+MAX_PLACEMENTS = 12  # placements of the n x n cells round the balls, at most (nearest the middle first)
+
+
+def highlights(image: U8, coloured: bool = True) -> F64:
+    """Small bright spots (x, y, work-image pixels), brightest first; ``coloured``: only those on strong colour."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (SPOT, SPOT))
+    spots = cv2.GaussianBlur(grey - cv2.morphologyEx(grey, cv2.MORPH_OPEN, kernel), (0, 0), 1.0)
+    peaks = (spots == cv2.dilate(spots, np.ones((7, 7), np.uint8))) & (
+        spots > max(12.0, float(np.percentile(spots, 99.5)))
+    )
+    # A ball's highlight sits on its colours: the spot's surroundings are strongly coloured
+    # (a glint on the grey frame, a cup's rim or the table is not).
+    hsv_s = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[..., 1].astype(np.float32)
+    saturation = np.maximum(cv2.blur(hsv_s, (5, 5)), cv2.blur(hsv_s, (SPOT, SPOT)))  # small balls and large
+    if coloured:
+        peaks &= saturation > COLOURED
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-spots[ys, xs])[:MAX_SPOTS]
+    return np.asarray(np.c_[xs[order], ys[order]], np.float64)
+
+
+def _steps(points: F64, n: int) -> list[tuple[F64, F64]]:
+    """The lattice's two steps: of the commonest steps between neighbouring points, the pairs (not parallel)
+    along which the lattice reaches the most points (within n cells), the best two."""
+    if len(points) < MIN_BALLS:
+        return []
+    d = points[None, :, :] - points[:, None, :]
+    dist = np.linalg.norm(d, axis=2)
+    np.fill_diagonal(dist, np.inf)
+    order = np.argsort(dist, axis=1)
+    common: list[F64] = []
+    # Steps to the nearest few points, and to a few more (two highlights a ball crowd the nearest).
+    for count in NEIGHBOURS:
+        near = order[:, :count]
+        vecs = np.concatenate([d[i, near[i]] for i in range(len(points))])
+        vecs = vecs[np.isfinite(vecs).all(axis=1)]
+        # Fold opposite steps together.
+        vecs = np.where((vecs[:, :1] < 0) | ((vecs[:, :1] == 0) & (vecs[:, 1:] < 0)), -vecs, vecs)
+        length = np.linalg.norm(vecs, axis=1)
+        # How many steps agree with each (either way round).
+        diff = np.minimum(
+            np.linalg.norm(vecs[:, None, :] - vecs[None, :, :], axis=2),
+            np.linalg.norm(vecs[:, None, :] + vecs[None, :, :], axis=2),
+        )
+        agree = diff < STEP_TOL * length[:, None]
+        scores = agree.sum(axis=1)
+        chosen: list[int] = []
+        for i in np.lexsort((length, -scores)):
+            if scores[i] < 2 or len(chosen) >= COMMON_STEPS:
+                break
+            if not agree[i, chosen].any():
+                chosen.append(int(i))
+        for i in chosen:
+            v = vecs[i]
+            if not any(min(np.linalg.norm(v - c), np.linalg.norm(v + c)) < STEP_TOL * length[i] for c in common):
+                common.append(v)
+    # First by how many points have neighbours along both steps, then the best few grown in full.
+    links = [_linked(points, c) for c in common]
+    tried: list[tuple[int, int, int]] = []
+    for i, a in enumerate(common):
+        for j in range(i + 1, len(common)):
+            b = common[j]
+            la, lb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+            if abs(float(a @ b)) / (la * lb) > 0.6 or not 0.4 < lb / la < 2.5:
+                continue
+            tried.append((int(np.sum(links[i] & links[j])), i, j))
+    tried.sort(reverse=True)
+    pairs: list[tuple[int, float, F64, F64]] = []
+    for _, i, j in tried[:GROWN_PAIRS]:
+        a, b = common[i], common[j]
+        grown = _grow(points, a, b)
+        ij = np.array(list(grown.keys()))
+        if np.any(ij.max(axis=0) - ij.min(axis=0) > n - 1):
+            continue  # finer than the board's cells
+        pairs.append((len(grown), float(np.linalg.norm(a) + np.linalg.norm(b)), a, b))
+    pairs.sort(key=lambda p: (-p[0], p[1]))
+    return [(a, b) for _, _, a, b in pairs[:2]]
+
+
+def _linked(points: F64, step: F64) -> npt.NDArray[np.bool_]:
+    """Which points have another one a ``step`` away (either way)."""
+    d = points[None, :, :] - points[:, None, :]  # d[i, j] = p_j - p_i
+    tol = STEP_TOL * float(np.linalg.norm(step))
+    fwd = np.linalg.norm(d - step, axis=2) < tol
+    back = np.linalg.norm(d + step, axis=2) < tol
+    return np.asarray(fwd.any(axis=1) | back.any(axis=1))
+
+
+def _grow(points: F64, a: F64, b: F64) -> dict[tuple[int, int], int]:
+    """Lattice indices of the points reached from the best-connected one by whole steps (followed locally)."""
+
+    def neighbour(p: F64, step: F64) -> int | None:
+        dist = np.linalg.norm(points - (p + step), axis=1)
+        i = int(np.argmin(dist))
+        return i if dist[i] < STEP_TOL * float(np.linalg.norm(step)) else None
+
+    seed = int(np.argmax(_linked(points, a).astype(int) + _linked(points, b)))
+    index: dict[int, tuple[int, int]] = {seed: (0, 0)}
+    local: dict[int, tuple[F64, F64]] = {seed: (a, b)}
+    queue = deque([seed])
+    while queue:
+        i = queue.popleft()
+        sa, sb = local[i]
+        for (di, dj), step in (((1, 0), sa), ((-1, 0), -sa), ((0, 1), sb), ((0, -1), -sb)):
+            j = neighbour(points[i], step)
+            if j is None or j in index:
+                continue
+            index[j] = (index[i][0] + di, index[i][1] + dj)
+            # The step as measured here carries on (perspective changes it slowly).
+            got = points[j] - points[i]
+            if di:
+                local[j] = (got * di, sb)
+            else:
+                local[j] = (sa, got * dj)
+            queue.append(j)
+    return {v: k for k, v in index.items()}
+
+
+def lattice_guesses(image: U8, n: int) -> list[F64]:
+    """Grid guesses (corners tl, tr, br, bl, work-image pixels) from the balls' highlights; maybe none.
+
+    The highlights are taken twice: those on strong colour only (glints on the
+    frame and the cups' rims make a second lattice, a fraction of a cell off),
+    and all (dim balls show little colour).
+    """
+    out: list[F64] = []
+    for coloured in (True, False):
+        out.extend(_guesses(highlights(image, coloured), image.shape, n))
+    return out
+
+
+def _guesses(points: F64, shape: tuple[int, ...], n: int) -> list[F64]:
+    out: list[F64] = []
+    for a, b in _steps(points, n):
+        out.extend(_placed(points, a, b, shape, n))
+    return out
+
+
+def _placed(points: F64, a: F64, b: F64, shape: tuple[int, ...], n: int) -> list[F64]:
+    """Grid guesses from the lattice with steps ``a`` and ``b`` through ``points``."""
+    if a[0] * b[1] - a[1] * b[0] < 0:
+        a, b = b, a  # u then v clockwise, as the grid's corners go
+    on = _grow(points, a, b)
+    if len(on) < MIN_BALLS:
+        return []
+    ij = np.array(list(on.keys()), np.float64)
+    xy = points[list(on.values())]
+    span = ij.max(axis=0) - ij.min(axis=0)
+    if np.any(span > n - 1):
+        return []
+    tol = 0.3 * float(np.linalg.norm(a))
+    found: Any = cv2.findHomography(ij.astype(np.float32), xy.astype(np.float32), cv2.RANSAC, tol)[0]
+    if found is None:
+        return []
+    plane = _lowered(np.asarray(found, np.float64), shape, HIGHLIGHT_HEIGHT)
+    if plane is None:
+        return []
+    lo = ij.min(axis=0)
+    out: list[F64] = []
+    # Every placement of the n x n cells that takes in all the balls found, nearest the middle first.
+    placements = [
+        (i0, j0)
+        for i0 in range(int(lo[0] + span[0]) - n + 1, int(lo[0]) + 1)
+        for j0 in range(int(lo[1] + span[1]) - n + 1, int(lo[1]) + 1)
+    ]
+    centre = lo + span / 2.0 - (n - 1) / 2.0
+    placements.sort(key=lambda p: float(np.hypot(p[0] - centre[0], p[1] - centre[1])))
+    for i0, j0 in placements[:MAX_PLACEMENTS]:
+        # Lattice index (i, j) is the ball in cell (i - i0, j - j0): its centre at grid (i - i0 + 0.5, ...).
+        box = np.array([[i0, j0], [i0 + n, j0], [i0 + n, j0 + n], [i0, j0 + n]], np.float64) - 0.5
+        q = np.c_[box, np.ones(4)] @ plane.T
+        out.append(np.asarray(q[:, :2] / q[:, 2:3], np.float64))
+    return out
+
+
+def _lowered(h: F64, shape: tuple[int, ...], height: float) -> F64 | None:
+    """The homography of the plane ``height`` cells below the one ``h`` maps (the camera pose behind ``h``)."""
+    try:
+        pose = Pose.from_homography(h, (int(shape[1]), int(shape[0])))
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    k, r, t = pose.K, pose.R, pose.t
+    here = k @ np.column_stack([r[:, 0], r[:, 1], t])
+    below = k @ np.column_stack([r[:, 0], r[:, 1], t - r[:, 2] * height])
+    try:
+        return np.asarray(below @ np.linalg.inv(here) @ h, np.float64)
+    except np.linalg.LinAlgError:
+        return None

@@ -1,0 +1,483 @@
+"""The lattice seen square-on: aligning a grid guess cell by cell, parallax included.
+
+A grid guess (four corners) is checked and moved by the cells themselves. The
+region round it is rectified twice: on the board's plane, where the cups are,
+and on the plane of the balls' centres, which the camera pose behind the guess
+(:mod:`.pose`) puts above it; a "cell content" map (how far each pixel is from
+the plastic's colour) takes its cup-like part from the first view and its
+ball-like part from the second, so that cups and balls alike sit on the cells'
+centres however oblique the view. Round each cell a window two cells wide
+gives, from the Fourier component at one cycle per cell along each axis, how
+far the content sits from where the guess puts the cell's centre (the phase)
+and how clearly (the amplitude); a weighted, outlier-resistant fit of those
+offsets moves the guess: scale and shift first, then a full affine map. In an
+oblique view a ball hides the near part of whatever stands behind it, so what
+is seen of a cell behind a ball sits a little further from the camera than its
+centre; a share of the parallax is taken off for it.
+
+The same map says how well the guess holds: how many cells lock onto their
+centres, and how strong the lattice is along each axis. Line by line round the
+grid it says where the cups and balls stop, which settles a slip by a whole
+cell: the grid's outer rows hold cups and balls, the rows beyond (the frame,
+the table) do not.
+
+Grid coordinates are those of :mod:`.locate`: ``(u, v)``, 0..n across the grid.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .pose import BALL_CENTRE_HEIGHT, Pose
+
+__all__ = [
+    "LatticeView", "PAD", "PX", "ball_colours", "cell_phases", "line_evidence", "look", "lock", "realign", "shifted",
+    "survey",
+]
+
+F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[Any]  # float32 images; OpenCV's stubs widen dtypes freely
+C128 = npt.NDArray[np.complex128]
+
+PX = 16  # pixels per cell in the rectified views
+PAD = 2  # whole cells of margin round the grid in the rectified views
+# How far (Lab) a pixel's colour is from the plastic's in shade, or how much
+# brighter it is, for it to be taken for a ball rather than a cup (see content_map).
+BALL_COLOUR = (8.0, 16.0)
+# What is seen of a cup or a ball behind a ball (nearer the camera) sits this share of the balls'
+# parallax further from the camera than its centre: the ball in front hides its near part.
+OCCLUSION = 0.4
+# Parallax (cells) below which the balls' plane is not worth a second view, and
+# above which the pose behind a guess is not believed.
+PARALLAX_MIN, PARALLAX_MAX = 0.03, 0.6
+EDGE_CLEAR = 0.12  # cells inside the grid's edge left out of the alignment (see cell_phases)
+SURVEY_PX = 8  # pixels per cell for survey's first look
+FAINT = 0.005  # a cell's Fourier amplitude (content units) below which nothing is there to lock on
+LOCKED = 0.15  # a cell's content within this many cells of its centre along both axes: locked on
+
+
+@functools.lru_cache(maxsize=4)
+def _waves(px: int) -> tuple[C128, C128, float]:
+    """The Hann-windowed waves (two cells wide, one cycle per cell) along u and v, and their window's sum."""
+    x = (np.arange(2 * px) + 0.5) / px - 1.0  # cells from the cell's centre
+    hann = np.cos(np.pi * x / 2.0) ** 2
+    wave_u = (hann * np.exp(-2j * np.pi * x))[None, :] * hann[:, None]
+    return wave_u, np.ascontiguousarray(wave_u.T), float(hann.sum() ** 2)
+
+
+@dataclass(frozen=True)
+class LatticeView:
+    """A grid guess seen square-on: its homography (grid -> image), the cell-content map, the parallax.
+
+    ``content`` covers grid coordinates ``-pad .. n + pad`` at ``px`` pixels a
+    cell; ``parallax`` is, per cell (rows, columns, then u and v), how far a
+    ball's centre appears from its cell's centre (zero when not modelled).
+    """
+
+    n: int
+    homography: F64
+    content: F32
+    parallax: F64
+    px: int = PX
+    pad: int = PAD
+    balls: F64 | None = None  # per cell, how much of its middle looks like a ball (0..1), when known
+
+    @functools.cached_property
+    def phases(self) -> tuple[C128, C128]:
+        """:func:`cell_phases` of the grid's own cells (computed once)."""
+        return cell_phases(self)
+
+
+def rectify(image: npt.NDArray[Any], h: F64, n: int, pad: int = PAD, px: int = PX) -> F32:
+    """The image round a grid (homography ``h``: grid -> image) at ``px`` pixels a cell, in Lab.
+
+    ``image`` is Lab (float32), or BGR (uint8, turned into Lab after the warp: far cheaper).
+    """
+    size = (n + 2 * pad) * px
+    a = np.array([[1.0 / px, 0.0, 0.5 / px - pad], [0.0, 1.0 / px, 0.5 / px - pad], [0.0, 0.0, 1.0]])
+    view = cv2.warpPerspective(
+        image, h @ a, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    )
+    if view.dtype == np.uint8:
+        view = cv2.cvtColor(view.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2LAB)
+    return np.asarray(view, np.float32)
+
+
+def plastic_colour(view: F32, n: int, pad: int = PAD, px: int = PX) -> F64:
+    """The plastic's Lab colour: the median a little inside each cell's corners (clear of cups and lines)."""
+    near = round(0.14 * px)
+    k = np.r_[np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1] + pad * px
+    return np.asarray(np.median(view[k][:, k].reshape(-1, 3), axis=0), np.float64)
+
+
+def content_map(view: F32, plastic: F64, px: int = PX) -> tuple[F32, F32]:
+    """How far each pixel is from the plastic's colour, compressed (so a few bright balls do not drown the cups),
+    and how much it looks like a ball rather than a cup (0..1).
+
+    A cup is the plastic in shade: darker, its colour fading with its lightness.
+    A ball is another colour, or brighter (its highlight).
+    """
+    blurred = cv2.GaussianBlur(view, (0, 0), px * 0.12)
+    p = plastic.astype(np.float32)
+    lightness, a, b = cv2.split(blurred)
+    dl, da, db = lightness - p[0], a - p[1], b - p[2]
+    content = cv2.log(cv2.sqrt(dl * dl + 2.0 * (da * da + db * db)) * np.float32(1.0 / 3.0) + np.float32(1.0))
+    shade = np.clip(lightness * np.float32(1.0 / max(float(p[0]), 1.0)), 0.2, 1.0)
+    oa, ob = a - p[1] * shade, b - p[2] * shade
+    lo, hi = BALL_COLOUR
+    x = np.clip((np.maximum(cv2.sqrt(oa * oa + ob * ob), 1.5 * dl) - lo) * np.float32(1.0 / (hi - lo)), 0.0, 1.0)
+    return content, (x * x * (3.0 - 2.0 * x)).astype(np.float32)
+
+
+def _lifted(h: F64, shape: tuple[int, ...], height: float) -> F64:
+    """The homography of the plane ``height`` cells above the grid's, from the camera pose behind ``h``."""
+    pose = Pose.from_homography(h, (int(shape[1]), int(shape[0])))
+    k, r, t = pose.K, pose.R, pose.t
+    on_plane = k @ np.column_stack([r[:, 0], r[:, 1], t])
+    raised = k @ np.column_stack([r[:, 0], r[:, 1], t + r[:, 2] * height])
+    return np.asarray(raised @ np.linalg.inv(on_plane) @ h, np.float64)
+
+
+def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] = (0.0, 0.0)) -> F64 | None:
+    """The homography (grid -> image) of the plane of the balls' centres, when the parallax is worth modelling.
+
+    ``shape`` is the whole picture's; the image ``h`` maps into may be a part of
+    it whose top-left corner is at ``origin`` in the whole (the camera's axis
+    goes through the whole picture's centre).
+    """
+    move = np.array([[1.0, 0.0, origin[0]], [0.0, 1.0, origin[1]], [0.0, 0.0, 1.0]])
+    try:
+        hb = np.linalg.inv(move) @ _lifted(move @ h, shape, BALL_CENTRE_HEIGHT)
+        mid = np.array([[n / 2.0, n / 2.0]])
+        shift = _apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, mid))[0] - mid[0]
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    return hb if PARALLAX_MIN < float(np.hypot(*shift)) < PARALLAX_MAX else None
+
+
+def _apply(h: F64, pts: F64) -> F64:
+    q = np.c_[pts, np.ones(len(pts))] @ h.T
+    return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
+
+
+def look(
+    image: npt.NDArray[Any],
+    corners: F64,
+    n: int,
+    px: int = PX,
+    parallax: bool = True,
+    whole: tuple[tuple[int, ...], tuple[float, float]] | None = None,
+    pad: int = PAD,
+) -> LatticeView:
+    """The cell-content map of a grid guess (corners tl, tr, br, bl in ``image``'s pixels), parallax included
+    unless told not to (a rougher, cheaper look).
+
+    ``image`` is BGR (uint8) or Lab (float32). ``whole`` is the whole picture's
+    shape and where ``image`` starts in it, when ``image`` is only a part of it
+    (the camera pose depends on where the grid is in the whole). ``pad`` cells
+    round the grid are looked at (two for :func:`line_evidence`, one will do
+    for :func:`realign` and :func:`lock`).
+    """
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    view = rectify(image, h, n, pad, px)
+    plastic = plastic_colour(view, n, pad, px)
+    content, ball = content_map(view, plastic, px)
+    shape, origin = whole if whole is not None else (image.shape, (0.0, 0.0))
+    hb = _raised(h, shape, n, origin) if parallax else None
+    if hb is None:
+        return LatticeView(n, h, content, np.zeros((n, n, 2)), px, pad)
+    raised, raised_ball = content_map(rectify(image, hb, n, pad, px), plastic, px)
+    # Balls stand only on the grid; a ring of cells beyond it is treated alike too, for line_evidence
+    # (a grid a cell out has balls there). Further out the board's plane view stays as it is.
+    ring = slice((pad - 1) * px, (pad + n + 1) * px) if pad >= 1 else slice(0, n * px)
+    content[ring, ring] = content[ring, ring] * (1.0 - ball[ring, ring]) + (raised * raised_ball)[ring, ring]
+    g = np.arange(n) + 0.5
+    cells = np.c_[[a.ravel() for a in np.meshgrid(g, g)]].T
+    shift = (_apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, cells)) - cells).reshape(n, n, 2)
+    inner = raised_ball[pad * px : (pad + n) * px, pad * px : (pad + n) * px].reshape(n, px, n, px)
+    occupied = np.einsum("jyix,yx->ji", inner, _middle(px)) / float(_middle(px).sum())
+    return LatticeView(n, h, content, shift, px, pad, np.asarray(occupied, np.float64))
+
+
+@functools.lru_cache(maxsize=4)
+def _middle(px: int) -> npt.NDArray[np.float32]:
+    """A cell's middle (within 0.3 cells of its centre) as a mask of its pixels."""
+    x = (np.arange(px) + 0.5) / px - 0.5
+    return (np.hypot(x[:, None], x[None, :]) < 0.3).astype(np.float32)
+
+
+def _hidden(view: LatticeView) -> F64:
+    """Per cell, how much a ball in the cell in front of it (nearer the camera) hides it (0..1)."""
+    if view.balls is None:
+        return np.zeros((view.n, view.n))
+    p = view.parallax.mean(axis=(0, 1))
+    weight = np.abs(p) / (float(np.abs(p).sum()) + 1e-9)
+    out = np.zeros((view.n, view.n))
+    for axis, w in ((1, weight[0]), (0, weight[1])):  # u runs along columns (axis 1), v along rows
+        step = int(np.sign(p[0 if axis == 1 else 1]))
+        if step == 0:
+            continue
+        # The cell in front is one step against the parallax: balls appear shifted away from the camera.
+        front = np.roll(view.balls, step, axis=axis)
+        if step > 0:
+            front[(slice(None), slice(0, 1)) if axis == 1 else (slice(0, 1), slice(None))] = 0.0
+        else:
+            front[(slice(None), slice(-1, None)) if axis == 1 else (slice(-1, None), slice(None))] = 0.0
+        out += w * front
+    return np.asarray(np.clip(out, 0.0, 1.0), np.float64)
+
+
+def cell_phases(view: LatticeView, lo: int = 0, hi: int | None = None, inside: bool = True) -> tuple[C128, C128]:
+    """Per cell (rows, columns lo..hi-1, which may reach a cell beyond the grid): the Fourier coefficient at one
+    cycle per cell along u and along v, in a Hann window two cells wide centred on the cell.
+
+    Content centred on the cell gives a positive real coefficient; content ``d``
+    cells off its centre turns it by ``-2 pi d``. With ``inside`` the content
+    beyond the grid counts as plastic: the frame, half a cell beyond the outer
+    cells, would pull them outwards (and so does its edge, blurred, a little way into the grid).
+    """
+    hi = view.n if hi is None else hi
+    m, px, pad = hi - lo, view.px, view.pad
+    wave_u, wave_v, norm = _waves(px)
+    start = (pad + lo) * px - px // 2
+    if start < 0:
+        raise ValueError("the view does not reach that far beyond the grid")
+    content = view.content
+    if inside:
+        # The cups keep 0.13 cells clear of the grid's edge; the frame's edge, blurred, reaches in further.
+        content = np.zeros_like(content)
+        edge = round(EDGE_CLEAR * px)
+        grid = slice(pad * px + edge, (pad + view.n) * px - edge)
+        content[grid, grid] = view.content[grid, grid]
+    win = np.lib.stride_tricks.sliding_window_view(content[start:, start:], (2 * px, 2 * px))[::px, ::px][:m, :m]
+    cu = np.einsum("jiyx,yx->ji", win, wave_u) / norm
+    cv = np.einsum("jiyx,yx->ji", win, wave_v) / norm
+    return np.asarray(cu, np.complex128), np.asarray(cv, np.complex128)
+
+
+@functools.lru_cache(maxsize=8)
+def _designs(n: int) -> tuple[F64, tuple[F64, F64]]:
+    """Least-squares designs over the cells' centres (from the grid's middle): affine, and shift-and-scale per axis."""
+    g = np.arange(n) + 0.5 - n / 2.0
+    x, y = (a.ravel() for a in np.meshgrid(g, g))
+    one = np.ones_like(x)
+    return np.column_stack([one, x, y]), (np.column_stack([one, x]), np.column_stack([one, y]))
+
+
+def _fit(n: int, du: F64, dv: F64, wu: F64, wv: F64, affine: bool) -> F64:
+    """The grid-to-grid map that moves each cell centre by its offset (least squares, weighted).
+
+    Scale and shift per axis, or (``affine``) a full affine map.
+    """
+    design, own = _designs(n)
+    rows = []
+    for axis, d, w in ((0, du.ravel(), wu.ravel()), (1, dv.ravel(), wv.ravel())):
+        a = design if affine else own[axis]
+        # The weighted normal equations, held a little towards no change.
+        coef = np.linalg.solve((a.T * w) @ a + np.eye(a.shape[1]) * 1e-6, (a.T * w) @ d)
+        if not affine:
+            coef = np.array([coef[0], coef[1], 0.0]) if axis == 0 else np.array([coef[0], 0.0, coef[1]])
+        rows.append(coef)
+    (a0, a1, a2), (b0, b1, b2) = rows
+    c = n / 2.0
+    return np.array([[1 + a1, a2, a0 - (a1 + a2) * c], [b1, 1 + b2, b0 - (b1 + b2) * c], [0.0, 0.0, 1.0]])
+
+
+def realign(view: LatticeView, affine: bool) -> F64:
+    """The guess moved onto the cells: new corners (tl, tr, br, bl, image pixels).
+
+    Scale and shift per axis, or (``affine``) a full affine map of the grid.
+    """
+    n = view.n
+    cu, cv = view.phases
+    du, dv = -np.angle(cu) / (2 * np.pi), -np.angle(cv) / (2 * np.pi)
+    hidden = OCCLUSION * _hidden(view)
+    du, dv = du - hidden * view.parallax[..., 0], dv - hidden * view.parallax[..., 1]
+    # Every cell one vote, more or less sure: clear content counts up to about
+    # twice the typical, faint content (a cup under dim light) still counts.
+    wu, wv = np.abs(cu), np.abs(cv)
+    wu = wu / (wu + float(np.median(wu)) + 1e-9)
+    wv = wv / (wv + float(np.median(wv)) + 1e-9)
+    g = np.arange(n) + 0.5
+    x, y = (a.ravel() for a in np.meshgrid(g, g))
+    grid = np.c_[x, y]
+    fit = _fit(n, du, dv, wu, wv, affine)
+    for _ in range(2):
+        # Cells far from the fit (a hand, a ball the parallax does not explain) count less.
+        pred = _apply(fit, grid) - grid
+        ru = np.abs(pred[:, 0] - du.ravel()).reshape(n, n)
+        rv = np.abs(pred[:, 1] - dv.ravel()).reshape(n, n)
+        fit = _fit(n, du, dv, wu / np.maximum(1.0, ru / 0.1), wv / np.maximum(1.0, rv / 0.1), affine)
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    return _apply(view.homography @ fit, box)
+
+
+def lock(view: LatticeView) -> tuple[float, float]:
+    """How well the guess sits on a lattice: the share of cells locked onto their centres, and the lattice's strength.
+
+    The strength is, along the weaker axis, the Fourier component of the
+    content's profile at one cycle per cell, in phase with the cells' centres,
+    over the profile's spread: about 0.7 for a perfect lattice, 0 or below for
+    none or one half a cell out.
+    """
+    n = view.n
+    cu, cv = view.phases
+    du, dv = -np.angle(cu) / (2 * np.pi), -np.angle(cv) / (2 * np.pi)
+    # Locked on: centred along both axes, and something there at all (not flat plastic, or a blank wall).
+    there = (np.abs(cu) > FAINT) & (np.abs(cv) > FAINT)
+    locked = float(np.mean((np.abs(du) < LOCKED) & (np.abs(dv) < LOCKED) & there))
+    px = view.px
+    s = view.pad * px
+    inner = view.content[s : s + n * px, s : s + n * px]
+    x = (np.arange(n * px) + 0.5) / px - 0.5
+    wave = np.exp(-2j * np.pi * x)
+    strength = []
+    for profile in (inner.mean(axis=0), inner.mean(axis=1)):
+        p = profile - profile.mean()
+        strength.append(float(np.real(np.dot(p, wave))) / len(p) / (float(np.std(p)) + 1e-6))
+    return locked, min(strength)
+
+
+def line_evidence(view: LatticeView) -> tuple[F64, F64]:
+    """How much each column and each row (-1..n: one beyond the grid each side) looks like a line of cells.
+
+    The content along a line of cells repeats once a cell, in phase with the
+    cells' centres (cups, balls); along the frame, the table or a grid line it
+    does not. So each line scores the in-phase component along its own length.
+    """
+    n = view.n
+    cu, cv = cell_phases(view, -1, n + 1, inside=False)
+    columns = np.real(cv[1 : n + 1, :]).mean(axis=0)
+    rows = np.real(cu[:, 1 : n + 1]).mean(axis=1)
+    return np.asarray(columns, np.float64), np.asarray(rows, np.float64)
+
+
+def shifted(corners: F64, n: int, du: int, dv: int) -> F64:
+    """The grid moved by whole cells."""
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    return _apply(h, np.array([[du, dv], [n + du, dv], [n + du, n + dv], [du, n + dv]], np.float64))
+
+
+def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, px: int = SURVEY_PX) -> F64:
+    """A first, rough look at many guesses at once: how much each looks like the grid of a board (0 .. about 0.7).
+
+    ``pyramid`` is the image (BGR or Lab) and its successive halvings; each guess is
+    seen on the level where a cell is ``px`` to ``2 px`` pixels across. Unlike
+    :func:`lock` the cells need not sit on the guess's centres, only on some
+    lattice near it (a shift and scale per axis away), so the score is the
+    share of cells whose offset agrees with a fit of all of them, times the
+    lattice's strength: the largest Fourier component of the content's profile
+    near one cycle per cell (pitch within 12%), over the profile's spread,
+    along the weaker axis. Parallax is modelled as in :func:`look`.
+    """
+    count = len(guesses)
+    if not count:
+        return np.zeros(0)
+    # Only the grid itself is looked at (what lies beyond counts as plastic, as in cell_phases).
+    size = n * px
+    views = np.empty((count, size, size, 3), np.float32)
+    raised = np.empty_like(views)
+    lifted = np.zeros(count, bool)
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    for i, corners in enumerate(guesses):
+        pitch = float(np.linalg.norm(corners[1] - corners[0])) / n
+        level = int(np.clip(np.floor(np.log2(max(pitch, 1.0) / px)), 0, len(pyramid) - 1))
+        image = pyramid[level]
+        quad = np.asarray(corners, np.float32).reshape(4, 2) / 2**level
+        h = np.asarray(cv2.getPerspectiveTransform(src, quad), np.float64)
+        views[i] = rectify(image, h, n, pad=0, px=px)
+        hb = _raised(h, image.shape, n)
+        if hb is not None:
+            raised[i] = rectify(image, hb, n, pad=0, px=px)
+            lifted[i] = True
+    # The plastic: the median a little inside each cell's corners.
+    near = round(0.14 * px)
+    k = np.r_[np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1]
+    plastic = np.median(views[:, k][:, :, k].reshape(count, -1, 3), axis=1).astype(np.float32)
+    content, ball = _content_many(views, plastic)
+    if lifted.any():
+        top, top_ball = _content_many(raised[lifted], plastic[lifted])
+        content[lifted] = content[lifted] * (1.0 - ball[lifted]) + top * top_ball
+    # Offsets of each cell's content (the grid's edge left out, as in cell_phases).
+    edge = round(EDGE_CLEAR * px)
+    half = px // 2
+    masked = np.zeros((count, size + 2 * half, size + 2 * half), np.float32)
+    masked[:, half + edge : half + size - edge, half + edge : half + size - edge] = content[:, edge:-edge, edge:-edge]
+    wave_u, wave_v, norm = _waves(px)
+    win = np.lib.stride_tricks.sliding_window_view(masked, (2 * px, 2 * px), axis=(1, 2))[:, ::px, ::px][:, :n, :n]
+    agree = np.ones((count, n * n), bool)
+    g = np.arange(n) + 0.5 - n / 2.0
+    for wave, along in ((wave_u, 1), (wave_v, 0)):
+        coef = np.einsum("gjiyx,yx->gji", win, wave) / norm
+        d = (-np.angle(coef) / (2 * np.pi)).reshape(count, -1)
+        w = np.abs(coef).reshape(count, -1)
+        w = w / (w + np.median(w, axis=1, keepdims=True) + 1e-9)
+        x = np.broadcast_to(np.meshgrid(g, g)[1 - along].ravel(), d.shape)
+        # Weighted least squares of offset on position (a shift and a scale), per guess.
+        sw, sx, sxx = w.sum(1) + 1e-3, (w * x).sum(1), (w * x * x).sum(1) + 1e-3
+        sd, sxd = (w * d).sum(1), (w * x * d).sum(1)
+        det = sw * sxx - sx * sx
+        a1 = (sw * sxd - sx * sd) / det
+        a0 = (sd - a1 * sx) / sw
+        residual = np.abs((d - a0[:, None] - a1[:, None] * x + 0.5) % 1.0 - 0.5)
+        agree &= (residual < LOCKED) & (np.abs(coef).reshape(count, -1) > FAINT)
+    waves = _scan_waves(n, px)
+    strength = np.full(count, np.inf)
+    for profile in (content.mean(axis=1), content.mean(axis=2)):
+        p = profile - profile.mean(axis=1, keepdims=True)
+        amp = np.max(np.abs(p @ waves.T), axis=1) / p.shape[1] / (p.std(axis=1) + 1e-6)
+        strength = np.minimum(strength, amp)
+    return np.asarray(agree.mean(axis=1) * np.maximum(strength, 0.0), np.float64)
+
+
+def _content_many(views: F32, plastic: F32) -> tuple[F32, F32]:
+    """:func:`content_map` of a stack of views (no blur: they come from a level of the right scale)."""
+    diff = views - plastic[:, None, None, :]
+    dist = np.sqrt(diff[..., 0] ** 2 + 2.0 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
+    content = np.log1p(dist / 3.0).astype(np.float32)
+    shade = np.clip(views[..., 0] / np.maximum(plastic[:, None, None, 0], 1.0), 0.2, 1.0)
+    other = np.sqrt((views[..., 1] - plastic[:, None, None, 1] * shade) ** 2
+                    + (views[..., 2] - plastic[:, None, None, 2] * shade) ** 2)
+    lo, hi = BALL_COLOUR
+    x = np.clip((np.maximum(other, 1.5 * diff[..., 0]) - lo) / (hi - lo), 0.0, 1.0)
+    return content, (x * x * (3.0 - 2.0 * x)).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=16)
+def _scan_waves(n: int, px: int) -> C128:
+    """Waves of 0.88 to 1.12 cycles per cell across the grid (rows), for :func:`survey`."""
+    x = (np.arange(n * px) + 0.5) / px - n / 2.0
+    return np.asarray(np.exp(-2j * np.pi * np.outer(np.linspace(0.88, 1.12, 25), x)), np.complex128)
+
+
+def ball_colours(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) -> float:
+    """How many-coloured the ball-like things on a grid are: the share of their strongly coloured pixels whose hue
+    is far (over 50 degrees) from their mean hue. ``image`` is BGR or Lab.
+
+    Rolit balls wear every colour of the set, so a board shows several hues
+    however its balls lie; a printed pattern of dots (a game's box lid, a card)
+    shows one. About 0.3 to 0.5 for a board, near 0 for such a pattern.
+    """
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    raised = _raised(h, image.shape, n)
+    view = rectify(image, raised if raised is not None else h, n, pad=0, px=px)
+    _, ball = content_map(view, plastic_colour(view, n, 0, px), px)
+    # Well inside the ball-like parts (their edges blend with what is round them, in every hue between).
+    inside = cv2.erode((ball > 0.9).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    a, b = view[..., 1], view[..., 2]
+    strong = inside & (np.hypot(a, b) > 12.0)
+    if int(strong.sum()) < 20:
+        return 0.0
+    hue = np.arctan2(b[strong], a[strong])
+    mean = np.angle(np.mean(np.exp(1j * hue)))
+    return float(np.mean(np.abs(np.angle(np.exp(1j * (hue - mean)))) > np.radians(50)))
