@@ -65,9 +65,10 @@ def highlights(image: U8, coloured: bool = True) -> F64:
     return np.asarray(np.c_[xs[order], ys[order]], np.float64)
 
 
-def _steps(points: F64, n: int) -> list[tuple[F64, F64]]:
+def _steps(points: F64, n: int) -> list[tuple[F64, F64, dict[tuple[int, int], int]]]:
     """The lattice's two steps: of the commonest steps between neighbouring points, the pairs (not parallel)
-    along which the lattice reaches the most points (within n cells), the best two."""
+    along which the lattice reaches the most points (within n cells), the best two, with the lattice each
+    reaches (see :func:`_grow`)."""
     if len(points) < MIN_BALLS:
         return []
     d = points[None, :, :] - points[:, None, :]
@@ -80,16 +81,15 @@ def _steps(points: F64, n: int) -> list[tuple[F64, F64]]:
         near = order[:, :count]
         vecs = np.concatenate([d[i, near[i]] for i in range(len(points))])
         vecs = vecs[np.isfinite(vecs).all(axis=1)]
-        # Fold opposite steps together.
+        # Fold opposite steps together, and count each different step once (with how often it is taken).
         vecs = np.where((vecs[:, :1] < 0) | ((vecs[:, :1] == 0) & (vecs[:, 1:] < 0)), -vecs, vecs)
+        vecs, taken = np.unique(np.round(vecs), axis=0, return_counts=True)
         length = np.linalg.norm(vecs, axis=1)
         # How many steps agree with each (either way round).
-        diff = np.minimum(
-            np.linalg.norm(vecs[:, None, :] - vecs[None, :, :], axis=2),
-            np.linalg.norm(vecs[:, None, :] + vecs[None, :, :], axis=2),
-        )
-        agree = diff < STEP_TOL * length[:, None]
-        scores = agree.sum(axis=1)
+        minus = ((vecs[:, None, :] - vecs[None, :, :]) ** 2).sum(axis=2)
+        plus = ((vecs[:, None, :] + vecs[None, :, :]) ** 2).sum(axis=2)
+        agree = np.minimum(minus, plus) < (STEP_TOL * length[:, None]) ** 2
+        scores = agree @ taken
         chosen: list[int] = []
         for i in np.lexsort((length, -scores)):
             if scores[i] < 2 or len(chosen) >= COMMON_STEPS:
@@ -111,16 +111,18 @@ def _steps(points: F64, n: int) -> list[tuple[F64, F64]]:
                 continue
             tried.append((int(np.sum(links[i] & links[j])), i, j))
     tried.sort(reverse=True)
-    pairs: list[tuple[int, float, F64, F64]] = []
+    pairs: list[tuple[int, float, F64, F64, dict[tuple[int, int], int]]] = []
     for _, i, j in tried[:GROWN_PAIRS]:
         a, b = common[i], common[j]
+        if a[0] * b[1] - a[1] * b[0] < 0:
+            a, b = b, a  # u then v clockwise, as the grid's corners go
         grown = _grow(points, a, b)
         ij = np.array(list(grown.keys()))
         if np.any(ij.max(axis=0) - ij.min(axis=0) > n - 1):
             continue  # finer than the board's cells
-        pairs.append((len(grown), float(np.linalg.norm(a) + np.linalg.norm(b)), a, b))
+        pairs.append((len(grown), float(np.linalg.norm(a) + np.linalg.norm(b)), a, b, grown))
     pairs.sort(key=lambda p: (-p[0], p[1]))
-    return [(a, b) for _, _, a, b in pairs[:2]]
+    return [(a, b, grown) for _, _, a, b, grown in pairs[:2]]
 
 
 def _linked(points: F64, step: F64) -> npt.NDArray[np.bool_]:
@@ -177,16 +179,13 @@ def lattice_guesses(image: U8, n: int) -> list[F64]:
 
 def _guesses(points: F64, shape: tuple[int, ...], n: int) -> list[F64]:
     out: list[F64] = []
-    for a, b in _steps(points, n):
-        out.extend(_placed(points, a, b, shape, n))
+    for a, _, on in _steps(points, n):
+        out.extend(_placed(points, a, on, shape, n))
     return out
 
 
-def _placed(points: F64, a: F64, b: F64, shape: tuple[int, ...], n: int) -> list[F64]:
-    """Grid guesses from the lattice with steps ``a`` and ``b`` through ``points``."""
-    if a[0] * b[1] - a[1] * b[0] < 0:
-        a, b = b, a  # u then v clockwise, as the grid's corners go
-    on = _grow(points, a, b)
+def _placed(points: F64, a: F64, on: dict[tuple[int, int], int], shape: tuple[int, ...], n: int) -> list[F64]:
+    """Grid guesses from the lattice ``on`` (index -> point) with first step ``a``."""
     if len(on) < MIN_BALLS:
         return []
     ij = np.array(list(on.keys()), np.float64)

@@ -38,8 +38,7 @@ __all__ = ["GridFit", "Locator", "apply_homography", "grid_homography", "order_c
 log = logging.getLogger(__name__)
 
 F64 = npt.NDArray[np.float64]
-F32 = npt.NDArray[Any]  # float32 images; OpenCV's stubs widen dtypes freely
-U8 = npt.NDArray[Any]
+U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
 
 # The board's frame round the grid, in cells, for a classic set (2 cm of frame
 # round 3 cm cells), its inner edge (4 mm out), and none: an outline found in the
@@ -58,8 +57,8 @@ OUTLINE_TOL, OUTLINE_FAR = 0.6, 1.0  # cells: outlines that agree with a grid, a
 FAIR = 0.75  # lattice quality below which the balls' lattice is tried too
 SURE = 0.9  # lattice quality no other object in the picture comes near: the search stops there
 PLAIN, PLAIN_PENALTY = 0.08, 0.12  # see lattice.ball_colours
-ACCEPT_BALLS = 0.45  # the same for a grid found from the balls' lattice
 ACCEPT = 0.55  # least lattice quality (share of cells locked on, plus a third of the lattice's strength) for a board
+ACCEPT_BALLS = 0.45  # the same for a grid found from the balls' lattice
 
 
 def order_corners(points: npt.ArrayLike) -> F64:
