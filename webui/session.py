@@ -187,16 +187,8 @@ class TableSession:
     def restore(self, saved: SavedGame) -> None:
         """Resume a saved game: its settings, the moves played and the match so far."""
         with self.lock:
-            settings, moves = saved.settings, saved.moves
-            first = None
-            if moves:
-                first = Colour.from_letter(moves[0].split(":")[0])
-            self._start(settings, first=first if settings.first is None else settings.first)
-            for text in moves:
-                self.referee.game.push(text.split(":")[-1])
-            self.table_board = self.referee.expected
-            if self.manual:
-                self.referee.observe(self.table_board)
+            settings = saved.settings
+            self._replay(settings, saved.moves)
             if settings.match:
                 self.match = Match(settings.variant, order=settings.order, names=settings.names_map())
                 self.match.rounds.extend(saved.rounds)
@@ -473,14 +465,17 @@ class TableSession:
             log.info("record loaded: %s at move %d", game.variant.name, game.ply)
 
     def restore_moves(self, moves: list[str]) -> None:
-        """Replace the game by the same settings with ``moves`` played (keeps the match)."""
-        first = Colour.from_letter(moves[0].split(":")[0]) if moves else None
-        settings = self.settings
+        """Replace the game by the same settings with ``moves`` played (keeps the log and the match)."""
         log_keep, match = self.log, self.match
+        self._replay(self.settings, moves)
+        self.log, self.match = log_keep, match
+
+    def _replay(self, settings: GameSettings, moves: list[str]) -> None:
+        """A fresh game with ``settings`` and ``moves`` (``"R:f4"``) played; the table shows it."""
+        first = Colour.from_letter(moves[0].split(":")[0]) if moves else None
         self._start(settings, first=first if settings.first is None else settings.first)
         for text in moves:
             self.referee.game.push(text.split(":")[-1])
-        self.log, self.match = log_keep, match
         self.table_board = self.referee.expected
         if self.manual:
             self.referee.observe(self.table_board)

@@ -135,7 +135,9 @@ class VisionWorker:
         observation = self._reader.read(frame.image)
         self.read_ms.append((time.monotonic() - started) * 1000)
         # Cells the reader is unsure of are taken when its guess is what the game expects.
-        board = observation.filled_from(self.session.likely_boards())
+        board = observation.board
+        if board is not None and board.unknown_squares():  # the game is asked only when it can help
+            board = observation.filled_from(self.session.likely_boards())
         if board is not None:
             board = self.session.apply_overrides(board)
         seen = Observation(board, observation.corners, observation.cell_points, observation.cell_confidence,
