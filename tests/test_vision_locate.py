@@ -176,3 +176,56 @@ def test_one_coloured_dots_are_told_from_balls() -> None:
 
 def test_no_board_in_a_blank_picture() -> None:
     assert Locator(6).locate(np.full((360, 640, 3), 128, np.uint8)) is None
+
+
+# Speed work: the faster ways must give what the plain ones did ---------------------------------
+
+
+def test_reading_lab_at_points_matches_converting_the_whole_picture() -> None:
+    from rolit.vision import features
+
+    rng = np.random.default_rng(3)
+    image = (rng.random((90, 140, 3)) * 255).astype(np.uint8)
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    # Within the part from (20, 10) on, and beyond the picture's far edges (replicated).
+    pts = rng.uniform((20.0, 10.0), (144.0, 94.0), (3000, 2))
+    part = lab[10:, 20:]
+    direct = features._bilinear(part, pts - [20, 10])
+    assert np.allclose(features._lab_at(image, pts, (20, 10)), direct, atol=1e-3)
+
+
+def test_window_coefficients_match_the_windowed_sums() -> None:
+    rng = np.random.default_rng(4)
+    for px, m, lead in ((16, 8, ()), (8, 6, (3,))):
+        content = rng.random((*lead, (m + 1) * px, (m + 1) * px)).astype(np.float32)
+        wave_u, wave_v, _ = lattice._waves(px)
+        win = np.lib.stride_tricks.sliding_window_view(content, (2 * px, 2 * px), axis=(-2, -1))
+        win = win[..., ::px, ::px, :, :][..., :m, :m, :, :]
+        cu, cv = lattice._window_coefficients(content, px, m)
+        assert np.allclose(cu, np.einsum("...jiyx,yx->...ji", win, wave_u), atol=1e-9)
+        assert np.allclose(cv, np.einsum("...jiyx,yx->...ji", win, wave_v), atol=1e-9)
+
+
+def test_sides_fitted_to_a_bumpy_outline() -> None:
+    from rolit.vision.locate import _fit_sides
+
+    quad = np.array([[100.0, 80.0], [420.0, 90.0], [430.0, 330.0], [90.0, 320.0]])
+    sides = [np.linspace(quad[i], quad[(i + 1) % 4], 60, endpoint=False) for i in range(4)]
+    points = np.concatenate(sides)
+    points[70:80, 1] -= 25.0  # a ball sticking out of the top side's far half
+    fitted = _fit_sides(points, quad + np.array([[3.0, -2.0], [-2.0, 3.0], [2.0, 2.0], [-3.0, -2.0]]))
+    assert fitted is not None and float(np.max(np.abs(fitted - quad))) < 1.0
+
+
+def test_a_board_in_plain_view_is_found_from_the_grey_level_alone() -> None:
+    from rolit.vision import locate
+
+    image, truth = render(Position.start("classic").board(), DEMO_PARAMS, variant="classic")
+    loc = Locator(8)
+    scale = min(1.0, loc.work_width / image.shape[1])
+    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    outlines = loc.candidates(work, locate.FAST_SOURCES)
+    gt = np.asarray(truth.corners, np.float64) * scale
+    assert locate._confirmed(outlines, gt, 8)
+    fit = loc.locate(image)
+    assert fit is not None and _error_in_cells(fit.corners, truth.corners, 8) < 0.15

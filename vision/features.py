@@ -72,10 +72,45 @@ def _bilinear(image: F32, pts: F64) -> F32:
     rows = -(-count // cols)
     padded = np.full((rows * cols, 2), -10.0, np.float32)
     padded[:count] = pts
-    out = cv2.remap(image, padded[:, 0].reshape(rows, cols), padded[:, 1].reshape(rows, cols), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.remap(
+        image,
+        padded[:, 0].reshape(rows, cols),
+        padded[:, 1].reshape(rows, cols),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
     flat = out.reshape(rows * cols, -1)[:count] if out.ndim == 3 else out.reshape(-1)[:count]
     return np.asarray(flat, np.float32)
+
+
+# Sub-pixel steps a pixel is cut into for bilinear weights (as cv2.remap does, INTER_TAB_SIZE).
+_TAB = 32
+
+
+def _lab_at(image: U8, pts: F64, origin: tuple[int, int] = (0, 0)) -> F32:
+    """Lab (float, as ``cv2.cvtColor`` of the BGR scaled to 0..1) of a BGR image, bilinear at points: (count, 3).
+
+    The same as converting the whole picture to Lab and sampling it with
+    :func:`_bilinear` (edges replicated), but only the four pixels round each
+    point are converted: a frame's few thousand readings need a few thousand
+    pixels, where converting the board's part of the frame cost milliseconds.
+    The points are rounded (to 1/32 pixel, as cv2.remap does) as seen from
+    ``origin``, as if sampling the part of the picture from there on.
+    """
+    h, w = image.shape[:2]
+    local = np.asarray(np.asarray(pts, np.float64) - np.asarray(origin, np.float64), np.float32)
+    fixed = np.rint(local * np.float32(_TAB)).astype(np.int64)
+    ix, iy = (fixed[:, 0] >> 5) + origin[0], (fixed[:, 1] >> 5) + origin[1]
+    fx = ((fixed[:, 0] & (_TAB - 1)).astype(np.float32) * np.float32(1.0 / _TAB))[:, None]
+    fy = ((fixed[:, 1] & (_TAB - 1)).astype(np.float32) * np.float32(1.0 / _TAB))[:, None]
+    xs = np.clip(np.c_[ix, ix + 1], 0, w - 1)
+    ys = np.clip(np.c_[iy, iy + 1], 0, h - 1)
+    quad = image[ys[:, :, None], xs[:, None, :]].reshape(-1, 4, 3)  # per point: (y0 x0, y0 x1, y1 x0, y1 x1)
+    lab = cv2.cvtColor(quad.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    one = np.float32(1.0)
+    top = lab[:, 0] * (one - fx) + lab[:, 1] * fx
+    bottom = lab[:, 2] * (one - fx) + lab[:, 3] * fx
+    return np.asarray(top * (one - fy) + bottom * fy, np.float32)
 
 
 def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
@@ -98,8 +133,8 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     xu, xv = np.meshgrid(k, k)
     plastic_pts = apply_homography(homography, np.c_[xu.ravel(), xv.ravel()])
     cup = apply_homography(homography, cells)
-    # Work on the board's part of the frame only: converting a whole 1280x720
-    # frame to Lab costs more than everything else here.
+    # The board's part of the frame, where the balls are looked for (its plastic, beyond it a little of the
+    # frame and the table, set what counts as clearly a ball); readings are rounded as seen from its corner.
     pad = 2.0 * float(radius.max()) + 4.0
     everything = np.vstack([tops, centres, cup, plastic_pts])
     x0, y0 = (max(0, int(v)) for v in everything.min(axis=0) - pad)
@@ -107,33 +142,54 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     y1 = min(size[1], int(everything[:, 1].max() + pad) + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
         x0, y0, x1, y1 = 0, 0, size[0], size[1]
-    lab = cv2.cvtColor(image[y0:y1, x0:x1].astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-    offset = np.array([x0, y0], np.float64)
-    plastic = np.median(_bilinear(lab, plastic_pts - offset), axis=0).astype(np.float32)
-    shift = _snap_to_balls(lab, plastic, centres - offset, radius)
+    plastic = np.median(_lab_at(image, plastic_pts, (x0, y0)), axis=0).astype(np.float32)
+    shift = _snap_to_balls(image, (x0, y0, x1, y1), plastic, centres, radius)
     centres = centres + shift
     tops = tops + shift
     # The top disc: a third of the ball's apparent radius, round the top.
-    disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2) - offset
-    ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2) - offset
-    top_lab = _bilinear(lab, disc).reshape(count, _DISC, 3)
-    ring_lab = _bilinear(lab, ring).reshape(count, len(_RING), 3)
-    cup_lab = _bilinear(lab, cup - offset)
-    return CellSamples(tops, top_lab, cup_lab, ring_lab.astype(np.float32), plastic, shift)
+    disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2)
+    ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2)
+    lab = _lab_at(image, np.vstack([disc, ring, cup]), (x0, y0))
+    top_lab = lab[: len(disc)].reshape(count, _DISC, 3)
+    ring_lab = lab[len(disc) : len(disc) + len(ring)].reshape(count, len(_RING), 3)
+    cup_lab = lab[len(disc) + len(ring) :]
+    return CellSamples(tops, top_lab, cup_lab, ring_lab, plastic, shift)
 
 
-def _snap_to_balls(lab: F32, plastic: F32, centres: F64, radius: F64) -> F64:
-    """Per cell, the image shift (pixels) that puts a ball-sized disc on the most ball-like spot nearby."""
-    diff = lab - plastic[None, None, :]
-    ballness = np.sqrt(diff[..., 0] ** 2 + 2.0 * (diff[..., 1] ** 2 + diff[..., 2] ** 2)).astype(np.float32)
+# Pixels of a ball's apparent radius at the resolution the balls are looked for at (see _snap_to_balls).
+SNAP_RADIUS_PX = 8.0
+
+
+def _snap_to_balls(image: U8, box: tuple[int, int, int, int], plastic: F32, centres: F64, radius: F64) -> F64:
+    """Per cell, the image shift (pixels) that puts a ball-sized disc on the most ball-like spot nearby.
+
+    Only the part ``box`` (x0, y0, x1, y1) of the frame is looked at, reduced
+    (by a whole factor, pixels averaged) to a few pixels a ball's radius: the
+    response is averaged over a ball-sized box anyway, and converting the part
+    at full size to Lab cost more than all the rest of reading the cells.
+    """
+    x0, y0, x1, y1 = box
     r = float(np.median(radius))
-    k = max(3, round(1.3 * r) | 1)
+    factor = max(1, int(r / SNAP_RADIUS_PX))
+    x1, y1 = x0 + (x1 - x0) // factor * factor, y0 + (y1 - y0) // factor * factor
+    if x1 - x0 < 2 * factor or y1 - y0 < 2 * factor:
+        return np.zeros_like(centres)
+    part: npt.NDArray[Any] = image[y0:y1, x0:x1]
+    if factor > 1:
+        part = cv2.resize(part, ((x1 - x0) // factor, (y1 - y0) // factor), interpolation=cv2.INTER_AREA)
+    lab: F32 = cv2.cvtColor(part.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    # How far each pixel is from the plastic (lightness counted once, colour twice), with OpenCV's own
+    # per-pixel arithmetic: numpy's temporaries cost several times more.
+    diff = cv2.subtract(lab, np.array([plastic[0], plastic[1], plastic[2], 0.0], np.float64))
+    ballness = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), np.array([[1.0, 2.0, 2.0]], np.float32)))
+    k = max(3, round(1.3 * r / factor) | 1)
     response = cv2.blur(ballness, (k, k))
     steps = np.linspace(-0.7, 0.7, 9)
     dx, dy = np.meshgrid(steps, steps)
     offsets = np.c_[dx.ravel(), dy.ravel()]
     pts = (centres[:, None, :] + offsets[None, :, :] * radius[:, None, None]).reshape(-1, 2)
-    vals = _bilinear(response, pts).reshape(len(centres), len(offsets))
+    # Full-size pixel centres to the reduced part's (a reduced pixel averages factor x factor of them).
+    vals = _bilinear(response, (pts - [x0, y0] + 0.5) / factor - 0.5).reshape(len(centres), len(offsets))
     rows = np.arange(len(centres))
     best = np.argmax(vals, axis=1)
     centre_val = vals[:, len(offsets) // 2]
@@ -142,7 +198,6 @@ def _snap_to_balls(lab: F32, plastic: F32, centres: F64, radius: F64) -> F64:
     # Only move where a ball is clearly there and the move clearly helps.
     strong = (vals[rows, best] > 2.0 * float(np.median(response))) & (gain > 0.05 * centre_val)
     return np.asarray(np.where(strong[:, None], shift, 0.0), np.float64)
-
 
 
 def features_from_lab(samples: CellSamples, transform: F64 | None = None) -> F64:

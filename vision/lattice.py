@@ -34,11 +34,21 @@ from typing import Any
 import cv2
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController
 
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
 __all__ = [
-    "LatticeView", "PAD", "PX", "ball_colours", "cell_phases", "line_evidence", "look", "lock", "realign", "shifted",
+    "LatticeView",
+    "PAD",
+    "PX",
+    "ball_colours",
+    "cell_phases",
+    "line_evidence",
+    "look",
+    "lock",
+    "realign",
+    "shifted",
     "survey",
 ]
 
@@ -72,6 +82,52 @@ def _waves(px: int) -> tuple[C128, C128, float]:
     return wave_u, np.ascontiguousarray(wave_u.T), float(hann.sum() ** 2)
 
 
+@functools.lru_cache(maxsize=1)
+def _threadpools() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def _one_blas_thread() -> Any:
+    """BLAS held to one thread. The products here take a fraction of a millisecond, and on a busy
+    machine waiting for a second thread to be scheduled took several (0.1 ms became 8)."""
+    return _threadpools().limit(limits=1, user_api="blas")
+
+
+@functools.lru_cache(maxsize=4)
+def _quadrant_waves(px: int) -> F64:
+    """:func:`_waves` cut into the four cell-sized quadrants of their window, as columns (px * px, 8 * 2):
+    for each quadrant (top-left, top-right, bottom-left, bottom-right), the real and imaginary parts of
+    the wave along u, then those along v."""
+    wave_u, wave_v, _ = _waves(px)
+    columns = []
+    for a in (0, 1):
+        for b in (0, 1):
+            for wave in (wave_u, wave_v):
+                quadrant = wave[a * px : (a + 1) * px, b * px : (b + 1) * px].ravel()
+                columns.extend([quadrant.real, quadrant.imag])
+    return np.ascontiguousarray(np.column_stack(columns), np.float64)
+
+
+def _window_coefficients(content: F32, px: int, m: int) -> tuple[C128, C128]:
+    """The Fourier coefficients (one cycle per cell, along u and along v) of the Hann windows two cells wide
+    whose top-left corners are ``px`` apart from the top-left of ``content``: per window (rows, columns),
+    ``m`` x ``m`` of them; over a stack of images (leading axis) too. Not normalised (see :func:`_waves`).
+
+    Each window spans four cell-sized blocks, so every block is multiplied
+    with each quadrant of the waves once (one matrix product) and each window
+    adds up its four: far cheaper than a product per window.
+    """
+    size = (m + 1) * px
+    lead = content.shape[:-2]
+    blocks = np.asarray(content[..., :size, :size], np.float64).reshape(*lead, m + 1, px, m + 1, px)
+    blocks = np.swapaxes(blocks, -3, -2).reshape(-1, px * px)
+    with _one_blas_thread():
+        q = (blocks @ _quadrant_waves(px)).reshape(*lead, m + 1, m + 1, 4, 2, 2)
+    total = q[..., :m, :m, 0, :, :] + q[..., :m, 1:, 1, :, :] + q[..., 1:, :m, 2, :, :] + q[..., 1:, 1:, 3, :, :]
+    coef = total[..., 0] + 1j * total[..., 1]
+    return np.asarray(coef[..., 0], np.complex128), np.asarray(coef[..., 1], np.complex128)
+
+
 @dataclass(frozen=True)
 class LatticeView:
     """A grid guess seen square-on: its homography (grid -> image), the cell-content map, the parallax.
@@ -100,20 +156,33 @@ def rectify(image: npt.NDArray[Any], h: F64, n: int, pad: int = PAD, px: int = P
 
     ``image`` is Lab (float32), or BGR (uint8, turned into Lab after the warp: far cheaper).
     """
+    return _lab(_warp(image, h, n, pad, px))
+
+
+def _warp(image: npt.NDArray[Any], h: F64, n: int, pad: int, px: int) -> npt.NDArray[Any]:
+    """:func:`rectify` without the conversion to Lab (the image's own type)."""
     size = (n + 2 * pad) * px
     a = np.array([[1.0 / px, 0.0, 0.5 / px - pad], [0.0, 1.0 / px, 0.5 / px - pad], [0.0, 0.0, 1.0]])
-    view = cv2.warpPerspective(
-        image, h @ a, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    return np.asarray(
+        cv2.warpPerspective(
+            image, h @ a, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+        )
     )
-    if view.dtype == np.uint8:
-        view = cv2.cvtColor(view.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2LAB)
-    return np.asarray(view, np.float32)
+
+
+def _lab(view: npt.NDArray[Any]) -> F32:
+    """A BGR view (uint8) in Lab (float32); a Lab view as it is. Views may be stacked (leading axes)."""
+    if view.dtype != np.uint8:
+        return np.asarray(view, np.float32)
+    flat = view.reshape(-1, view.shape[-2], 3)  # cv2 takes one image: stacked views one under another
+    lab = cv2.cvtColor(flat.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2LAB)
+    return np.asarray(lab, np.float32).reshape(view.shape)
 
 
 def plastic_colour(view: F32, n: int, pad: int = PAD, px: int = PX) -> F64:
     """The plastic's Lab colour: the median a little inside each cell's corners (clear of cups and lines)."""
     near = round(0.14 * px)
-    k = np.r_[np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1] + pad * px
+    k = np.concatenate((np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1)) + pad * px
     return np.asarray(np.median(view[k][:, k].reshape(-1, 3), axis=0), np.float64)
 
 
@@ -163,7 +232,7 @@ def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] 
 
 
 def _apply(h: F64, pts: F64) -> F64:
-    q = np.c_[pts, np.ones(len(pts))] @ h.T
+    q = np.column_stack((pts, np.ones(len(pts)))) @ h.T  # (np.c_ costs more than the product)
     return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
 
 
@@ -199,12 +268,20 @@ def look(
     # (a grid a cell out has balls there). Further out the board's plane view stays as it is.
     ring = slice((pad - 1) * px, (pad + n + 1) * px) if pad >= 1 else slice(0, n * px)
     content[ring, ring] = content[ring, ring] * (1.0 - ball[ring, ring]) + (raised * raised_ball)[ring, ring]
-    g = np.arange(n) + 0.5
-    cells = np.c_[[a.ravel() for a in np.meshgrid(g, g)]].T
+    cells = _centres(n)
     shift = (_apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, cells)) - cells).reshape(n, n, 2)
     inner = raised_ball[pad * px : (pad + n) * px, pad * px : (pad + n) * px].reshape(n, px, n, px)
     occupied = np.einsum("jyix,yx->ji", inner, _middle(px)) / float(_middle(px).sum())
     return LatticeView(n, h, content, shift, px, pad, np.asarray(occupied, np.float64))
+
+
+@functools.lru_cache(maxsize=8)
+def _centres(n: int) -> F64:
+    """The cells' centres in grid coordinates, row by row (cells x 2; shared, not to be written to)."""
+    g = np.arange(n) + 0.5
+    cells = np.column_stack([a.ravel() for a in np.meshgrid(g, g)])
+    cells.flags.writeable = False
+    return cells
 
 
 @functools.lru_cache(maxsize=4)
@@ -246,7 +323,7 @@ def cell_phases(view: LatticeView, lo: int = 0, hi: int | None = None, inside: b
     """
     hi = view.n if hi is None else hi
     m, px, pad = hi - lo, view.px, view.pad
-    wave_u, wave_v, norm = _waves(px)
+    norm = _waves(px)[2]
     start = (pad + lo) * px - px // 2
     if start < 0:
         raise ValueError("the view does not reach that far beyond the grid")
@@ -257,10 +334,8 @@ def cell_phases(view: LatticeView, lo: int = 0, hi: int | None = None, inside: b
         edge = round(EDGE_CLEAR * px)
         grid = slice(pad * px + edge, (pad + view.n) * px - edge)
         content[grid, grid] = view.content[grid, grid]
-    win = np.lib.stride_tricks.sliding_window_view(content[start:, start:], (2 * px, 2 * px))[::px, ::px][:m, :m]
-    cu = np.einsum("jiyx,yx->ji", win, wave_u) / norm
-    cv = np.einsum("jiyx,yx->ji", win, wave_v) / norm
-    return np.asarray(cu, np.complex128), np.asarray(cv, np.complex128)
+    cu, cv = _window_coefficients(content[start:, start:], px, m)
+    return cu / norm, cv / norm
 
 
 @functools.lru_cache(maxsize=8)
@@ -306,9 +381,7 @@ def realign(view: LatticeView, affine: bool) -> F64:
     wu, wv = np.abs(cu), np.abs(cv)
     wu = wu / (wu + float(np.median(wu)) + 1e-9)
     wv = wv / (wv + float(np.median(wv)) + 1e-9)
-    g = np.arange(n) + 0.5
-    x, y = (a.ravel() for a in np.meshgrid(g, g))
-    grid = np.c_[x, y]
+    grid = _centres(n)
     fit = _fit(n, du, dv, wu, wv, affine)
     for _ in range(2):
         # Cells far from the fit (a hand, a ball the parallax does not explain) count less.
@@ -384,8 +457,8 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
         return np.zeros(0)
     # Only the grid itself is looked at (what lies beyond counts as plastic, as in cell_phases).
     size = n * px
-    views = np.empty((count, size, size, 3), np.float32)
-    raised = np.empty_like(views)
+    # Both views of every guess warped first and turned into Lab together (one call, not two per guess).
+    warped = np.empty((2 * count, size, size, 3), pyramid[0].dtype)
     lifted = np.zeros(count, bool)
     src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     for i, corners in enumerate(guesses):
@@ -394,11 +467,15 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
         image = pyramid[level]
         quad = np.asarray(corners, np.float32).reshape(4, 2) / 2**level
         h = np.asarray(cv2.getPerspectiveTransform(src, quad), np.float64)
-        views[i] = rectify(image, h, n, pad=0, px=px)
+        warped[i] = _warp(image, h, n, 0, px)
         hb = _raised(h, image.shape, n)
         if hb is not None:
-            raised[i] = rectify(image, hb, n, pad=0, px=px)
+            warped[count + int(lifted.sum())] = _warp(image, hb, n, 0, px)
             lifted[i] = True
+    lab = _lab(warped[: count + int(lifted.sum())])
+    views = lab[:count]
+    raised = np.empty_like(views)
+    raised[lifted] = lab[count:]
     # The plastic: the median a little inside each cell's corners.
     near = round(0.14 * px)
     k = np.r_[np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1]
@@ -412,12 +489,11 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
     half = px // 2
     masked = np.zeros((count, size + 2 * half, size + 2 * half), np.float32)
     masked[:, half + edge : half + size - edge, half + edge : half + size - edge] = content[:, edge:-edge, edge:-edge]
-    wave_u, wave_v, norm = _waves(px)
-    win = np.lib.stride_tricks.sliding_window_view(masked, (2 * px, 2 * px), axis=(1, 2))[:, ::px, ::px][:, :n, :n]
+    norm = _waves(px)[2]
+    coefs = _window_coefficients(masked, px, n)
     agree = np.ones((count, n * n), bool)
     g = np.arange(n) + 0.5 - n / 2.0
-    for wave, along in ((wave_u, 1), (wave_v, 0)):
-        coef = np.einsum("gjiyx,yx->gji", win, wave) / norm
+    for coef, along in ((coefs[0] / norm, 1), (coefs[1] / norm, 0)):
         d = (-np.angle(coef) / (2 * np.pi)).reshape(count, -1)
         w = np.abs(coef).reshape(count, -1)
         w = w / (w + np.median(w, axis=1, keepdims=True) + 1e-9)
@@ -430,11 +506,13 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
         a0 = (sd - a1 * sx) / sw
         residual = np.abs((d - a0[:, None] - a1[:, None] * x + 0.5) % 1.0 - 0.5)
         agree &= (residual < LOCKED) & (np.abs(coef).reshape(count, -1) > FAINT)
-    waves = _scan_waves(n, px)
+    cos, sin = _scan_waves(n, px)
     strength = np.full(count, np.inf)
     for profile in (content.mean(axis=1), content.mean(axis=2)):
         p = profile - profile.mean(axis=1, keepdims=True)
-        amp = np.max(np.abs(p @ waves.T), axis=1) / p.shape[1] / (p.std(axis=1) + 1e-6)
+        # Real products (BLAS) for the complex one: a float32 by complex product takes numpy's slow path.
+        pd = p.astype(np.float64)
+        amp = np.max(np.hypot(pd @ cos, pd @ sin), axis=1) / p.shape[1] / (p.std(axis=1) + 1e-6)
         strength = np.minimum(strength, amp)
     return np.asarray(agree.mean(axis=1) * np.maximum(strength, 0.0), np.float64)
 
@@ -445,18 +523,22 @@ def _content_many(views: F32, plastic: F32) -> tuple[F32, F32]:
     dist = np.sqrt(diff[..., 0] ** 2 + 2.0 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
     content = np.log1p(dist / 3.0).astype(np.float32)
     shade = np.clip(views[..., 0] / np.maximum(plastic[:, None, None, 0], 1.0), 0.2, 1.0)
-    other = np.sqrt((views[..., 1] - plastic[:, None, None, 1] * shade) ** 2
-                    + (views[..., 2] - plastic[:, None, None, 2] * shade) ** 2)
+    other = np.sqrt(
+        (views[..., 1] - plastic[:, None, None, 1] * shade) ** 2
+        + (views[..., 2] - plastic[:, None, None, 2] * shade) ** 2
+    )
     lo, hi = BALL_COLOUR
     x = np.clip((np.maximum(other, 1.5 * diff[..., 0]) - lo) / (hi - lo), 0.0, 1.0)
     return content, (x * x * (3.0 - 2.0 * x)).astype(np.float32)
 
 
 @functools.lru_cache(maxsize=16)
-def _scan_waves(n: int, px: int) -> C128:
-    """Waves of 0.88 to 1.12 cycles per cell across the grid (rows), for :func:`survey`."""
+def _scan_waves(n: int, px: int) -> tuple[F64, F64]:
+    """Waves of 0.88 to 1.12 cycles per cell across the grid, for :func:`survey`: their real and imaginary
+    parts (columns: one wave each)."""
     x = (np.arange(n * px) + 0.5) / px - n / 2.0
-    return np.asarray(np.exp(-2j * np.pi * np.outer(np.linspace(0.88, 1.12, 25), x)), np.complex128)
+    waves = np.exp(-2j * np.pi * np.outer(np.linspace(0.88, 1.12, 25), x))
+    return np.ascontiguousarray(waves.real.T), np.ascontiguousarray(waves.imag.T)
 
 
 def ball_colours(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) -> float:

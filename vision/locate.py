@@ -22,9 +22,10 @@ centre of cell ``(col, row)`` is at ``(col + 0.5, row + 0.5)``.
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -59,6 +60,10 @@ SURE = 0.9  # lattice quality no other object in the picture comes near: the sea
 PLAIN, PLAIN_PENALTY = 0.08, 0.12  # see lattice.ball_colours
 ACCEPT = 0.55  # least lattice quality (share of cells locked on, plus a third of the lattice's strength) for a board
 ACCEPT_BALLS = 0.45  # the same for a grid found from the balls' lattice
+FAST_SOURCES = 2  # maps of outlines tried first (the grey level's two halves; see Locator.locate)
+# Cells within which an outline must lie of the board's edge (at all four corners) for a grid found from those
+# maps alone to stand: looser, a grid a whole cell out was let through now and then (its outline half a cell off).
+CONFIRM_TOL = 0.3
 
 
 def order_corners(points: npt.ArrayLike) -> F64:
@@ -81,8 +86,18 @@ def grid_homography(corners: npt.ArrayLike, n: int) -> F64:
 def apply_homography(h: npt.ArrayLike, pts: npt.ArrayLike) -> F64:
     """Points mapped by a homography."""
     p = np.asarray(pts, np.float64).reshape(-1, 2)
-    q = np.c_[p, np.ones(len(p))] @ np.asarray(h, np.float64).T
+    q = np.column_stack((p, np.ones(len(p)))) @ np.asarray(h, np.float64).T
     return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
+
+
+@dataclass
+class _Seen:
+    """What one search has worked out for its guesses (keyed by their corners' bytes): the first look's
+    promise, the alignment (``None``: it failed), and the view of each aligned grid."""
+
+    promise: dict[bytes, float] = field(default_factory=dict)
+    refined: dict[bytes, tuple[F64, lattice.LatticeView] | None] = field(default_factory=dict)
+    views: dict[bytes, lattice.LatticeView] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -108,27 +123,16 @@ class Locator:
 
     # Candidates ---------------------------------------------------------------
 
-    def candidates(self, image: U8) -> list[F64]:
-        """Quadrilaterals (4x2, image pixels) that may be the board's outline, its frame's inner edge, or its grid."""
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
-        hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    def candidates(self, image: U8, sources: int | None = None) -> list[F64]:
+        """Quadrilaterals (4x2, image pixels) that may be the board's outline, its frame's inner edge, or its grid.
+
+        ``sources``: only the first few of the maps they are taken from (see
+        :func:`_outline_sources`; ``None``: all of them).
+        """
         area_min = 0.01 * image.shape[0] * image.shape[1]
         quads: list[tuple[F64, Any]] = []
-        for channel in (grey, hsv[..., 1], lab[..., 1], lab[..., 2]):
-            blur = cv2.GaussianBlur(channel, (7, 7), 0)
-            _, mask = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-            for m in (mask, 255 - mask):
-                m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-                m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-                contours, _ = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-                quads.extend(_quads(contours, area_min))
-        for channel in (grey, lab[..., 1], lab[..., 2]):
-            blur = cv2.GaussianBlur(channel, (5, 5), 0)
-            for lo, hi in ((20, 60), (40, 120)):
-                edges = cv2.dilate(cv2.Canny(blur, lo, hi), np.ones((3, 3), np.uint8))
-                contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-                quads.extend(_quads(contours, area_min))
+        for contours in itertools.islice(_outline_sources(image), sources):
+            quads.extend(_quads(contours, area_min))
         # Each distinct outline also with its sides fitted again to the contour's
         # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
         out = []
@@ -150,34 +154,48 @@ class Locator:
         scale = min(1.0, self.work_width / image.shape[1])
         work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
         n = self.n
-        # Guesses: each outline found, taken for the board's outline, its frame's inner edge or its grid.
-        outlines = self.candidates(work)
-        guesses = [g for quad in outlines for g in (_inset(quad, r, n) for r in FRAME_RATIOS)]
-        guesses = _distinct([g for g in guesses if _plausible(g, work.shape, n)], n)
-        # A first look at every one, on a pyramid level where a cell is a few pixels across
+        # A first look at every guess, on a pyramid level where a cell is a few pixels across
         # (smoothed a little against noise); the most promising few are aligned in full.
         pyramid = [cv2.GaussianBlur(work, (0, 0), 1.0)]
         for _ in range(3):
             pyramid.append(cv2.pyrDown(pyramid[-1]))
-        best = self._best(work, pyramid, guesses, TOP, 0.0, None)
-        if best is None or best[0] < FAIR:
-            # The balls' own lattice, for a board whose outline merges with something else (a hand,
-            # the table's edge). Its guesses give way to an outline's as good (which also places the
-            # grid among the cells the balls leave open).
-            from_balls = _distinct([g for g in balls.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
-            best = self._best(work, pyramid, from_balls, BALL_TOP, BALL_PENALTY, best, BALL_DRIFT)
+        seen = _Seen()
+        # First the outlines of the grey level alone: a board in plain view is found from them, and when
+        # the grid they lead to locks on surely and the board's outline is found where that grid puts it,
+        # the other maps could not change the answer (see _confirmed). Otherwise the search is made
+        # again from every outline, as if this had not been tried (what was worked out is kept).
+        outlines = self.candidates(work, FAST_SOURCES)
+        best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
+        if best is None or best[0] < SURE or not _confirmed(outlines, best[1], n):
+            outlines = self.candidates(work)
+            best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
+            if best is None or best[0] < FAIR:
+                # The balls' own lattice, for a board whose outline merges with something else (a hand,
+                # the table's edge). Its guesses give way to an outline's as good (which also places the
+                # grid among the cells the balls leave open).
+                from_balls = _distinct([g for g in balls.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
+                best = self._best(work, pyramid, from_balls, BALL_TOP, BALL_PENALTY, best, BALL_DRIFT, seen)
         # A grid the balls' own lattice led to has that lattice for it too: it may show fewer of its
         # cells (a hand over half the board).
         if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
             return None
         corners = best[1]
-        slip = self._settle(work, corners, outlines)
+        view = seen.views.get(corners.tobytes())
+        slip = self._settle(work, corners, outlines, view)
         moved = lattice.shifted(corners, n, *slip)
         if slip != (0, 0) and _plausible(moved, work.shape, n):
             again = self._refine(work, moved, (True, True))
-            corners = moved if again is None else again[0]
-        locked, strength = lattice.lock(lattice.look(work, corners, n, pad=1))
+            corners, view = (moved, None) if again is None else again
+        if view is None:
+            view = lattice.look(work, corners, n, pad=1)
+        locked, strength = lattice.lock(view)
         return self._fit(corners / scale, locked + strength / 3.0)
+
+    def _guesses(self, outlines: Sequence[F64], shape: Sequence[int]) -> list[F64]:
+        """Grid guesses from outlines: each taken for the board's outline, its frame's inner edge or its grid."""
+        n = self.n
+        guesses = [g for quad in outlines for g in (_inset(quad, r, n) for r in FRAME_RATIOS)]
+        return _distinct([g for g in guesses if _plausible(g, shape, n)], n)
 
     def track(self, image: U8, corners: F64) -> GridFit | None:
         """Follow a grid found before: a small alignment from ``corners``, no search (``None`` if it is lost).
@@ -215,24 +233,40 @@ class Locator:
         return GridFit(corners, grid_homography(corners, self.n), quality, score)
 
     def _best(
-        self, work: U8, pyramid: list[U8], guesses: list[F64], count: int, penalty: float,
-        best: tuple[float, F64, float] | None, drift: float = np.inf,
+        self,
+        work: U8,
+        pyramid: list[U8],
+        guesses: list[F64],
+        count: int,
+        penalty: float,
+        best: tuple[float, F64, float] | None,
+        drift: float = np.inf,
+        seen: _Seen | None = None,
     ) -> tuple[float, F64, float] | None:
         """The best of ``best`` and the ``count`` most promising ``guesses`` aligned cell by cell:
         (quality, corners, penalty).
 
         A guess's quality is the lattice quality of where it ends; it competes
         with the others less its ``penalty``. A guess that the alignment moves
-        more than ``drift`` cells somewhere is dropped.
+        more than ``drift`` cells somewhere is dropped. ``seen`` keeps what was
+        worked out for a guess (its first look, its alignment) for another call.
         """
         n = self.n
-        promise = lattice.survey(pyramid, guesses, n)
+        seen = _Seen() if seen is None else seen
+        keys = [g.tobytes() for g in guesses]
+        new = [i for i, key in enumerate(keys) if key not in seen.promise]
+        for i, value in zip(new, lattice.survey(pyramid, [guesses[i] for i in new], n), strict=True):
+            seen.promise[keys[i]] = float(value)
+        promise = np.array([seen.promise[key] for key in keys])
         for i in np.argsort(-promise, kind="stable")[:count]:
             if best is not None and best[0] >= SURE:
                 break  # no other object is as like a board (a slip is settled later)
-            refined = self._refine(work, guesses[i], REFINE_STEPS)
+            if keys[i] not in seen.refined:
+                seen.refined[keys[i]] = self._refine(work, guesses[i], REFINE_STEPS)
+            refined = seen.refined[keys[i]]
             if refined is None or _cells_apart(refined[0], guesses[i], n) > drift:
                 continue
+            seen.views[refined[0].tobytes()] = refined[1]
             locked, strength = lattice.lock(refined[1])
             quality = locked + strength / 3.0
             if ACCEPT <= quality < SURE and lattice.ball_colours(work, refined[0], n) < PLAIN:
@@ -249,9 +283,12 @@ class Locator:
             if not _plausible(moved, image.shape, self.n):
                 return None
             c = moved
-        return c, lattice.look(image, c, self.n, pad=1)
+        # Two cells round the grid, not one: the same view then settles a slip (see _settle) too.
+        return c, lattice.look(image, c, self.n, pad=lattice.PAD)
 
-    def _settle(self, image: U8, corners: F64, outlines: Sequence[F64] = ()) -> tuple[int, int]:
+    def _settle(
+        self, image: U8, corners: F64, outlines: Sequence[F64] = (), view: lattice.LatticeView | None = None
+    ) -> tuple[int, int]:
         """How many whole cells (u, v) the grid should move, by the board's outline or its cells (-1, 0 or 1 each).
 
         First the outlines found in the picture: a board's outline and its
@@ -261,13 +298,13 @@ class Locator:
         against the outer line on the other (measured against the grid's typical
         line, see :func:`lattice.line_evidence`), and the grid moves towards the
         first when it looks clearly more like cells and the second does not look
-        much like them.
+        much like them. ``view`` is the grid's :func:`lattice.look` (two cells round it), when already made.
         """
         n = self.n
         slip = _outline_slip(outlines, corners, n)
         if slip is not None:
             return slip
-        view = lattice.look(image, corners, n)
+        view = lattice.look(image, corners, n) if view is None else view
         parallax = view.parallax.mean(axis=(0, 1))
         shifts = []
         for axis, line in enumerate(lattice.line_evidence(view)):
@@ -296,6 +333,34 @@ class Locator:
         return shifts[0], shifts[1]
 
 
+def _outline_sources(image: U8) -> Iterator[Sequence[Any]]:
+    """The contours of the maps outlines are taken from, one map at a time, the cheapest and likeliest first:
+    the grey level's two halves (Otsu), then saturation's and each colour axis's, then edges of the grey
+    level and of the colour axes at two strengths."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    channels: dict[str, Any] = {"grey": grey}
+
+    def channel(name: str) -> Any:
+        # Converted only when a map needs it (a board found from the grey level alone needs none).
+        if name not in channels:
+            lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+            channels.update(a=lab[..., 1], b=lab[..., 2], s=cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[..., 1])
+        return channels[name]
+
+    for name in ("grey", "s", "a", "b"):
+        blur = cv2.GaussianBlur(channel(name), (7, 7), 0)
+        _, mask = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        for m in (mask, 255 - mask):
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+            yield cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)[0]
+    for name in ("grey", "a", "b"):
+        blur = cv2.GaussianBlur(channel(name), (5, 5), 0)
+        for lo, hi in ((20, 60), (40, 120)):
+            edges = cv2.dilate(cv2.Canny(blur, lo, hi), np.ones((3, 3), np.uint8))
+            yield cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
+
+
 def _outline_slip(outlines: Sequence[F64], corners: F64, n: int) -> tuple[int, int] | None:
     """The slip (whole cells along u and v) that puts the board's outline, or its frame's inner edge, where an
     outline found in the picture is, when that is clear; ``None`` when it is not.
@@ -304,8 +369,21 @@ def _outline_slip(outlines: Sequence[F64], corners: F64, n: int) -> tuple[int, i
     cells of where the board's edge would be, at all four corners, and for the
     grid as it is none comes within ``OUTLINE_FAR``.
     """
-    if not len(outlines):
+    miss = _outline_misses(outlines, corners, n)
+    if not miss:
         return None
+    slip = min(miss, key=lambda key: miss[key])
+    if slip != (0, 0) and miss[slip] < OUTLINE_TOL and miss[(0, 0)] > OUTLINE_FAR:
+        return slip
+    return None
+
+
+def _outline_misses(outlines: Sequence[F64], corners: F64, n: int) -> dict[tuple[int, int], float]:
+    """For the grid slipped by each whole cell (u, v: -1, 0 or 1 each), how near (in cells, at the worst of its
+    four corners) the nearest outline comes to the board's outline or its frame's inner edge; empty without
+    outlines."""
+    if not len(outlines):
+        return {}
     h = grid_homography(corners, n)
     pitch = float(np.mean(np.linalg.norm(np.diff(np.r_[corners, corners[:1]], axis=0), axis=1))) / n
     found = np.asarray(outlines, np.float64)  # (k, 4, 2)
@@ -320,10 +398,14 @@ def _outline_slip(outlines: Sequence[F64], corners: F64, n: int) -> tuple[int, i
                 far = np.max(np.linalg.norm(turns - edge[None, None], axis=3), axis=2)
                 best = min(best, float(np.min(far)) / pitch)
             miss[(du, dv)] = best
-    slip = min(miss, key=lambda key: miss[key])
-    if slip != (0, 0) and miss[slip] < OUTLINE_TOL and miss[(0, 0)] > OUTLINE_FAR:
-        return slip
-    return None
+    return miss
+
+
+def _confirmed(outlines: Sequence[F64], corners: F64, n: int) -> bool:
+    """Whether some outline lies within ``CONFIRM_TOL`` cells (at all four corners) of where the board's
+    outline or its frame's inner edge is for this grid: then no outline found elsewhere could make
+    :func:`_outline_slip` move it, as that wants none within ``OUTLINE_FAR`` of the grid as it is."""
+    return _outline_misses(outlines, corners, n).get((0, 0), np.inf) < CONFIRM_TOL
 
 
 def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
@@ -336,8 +418,12 @@ def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
     if area < (2.5 * n) ** 2 or area > 4.0 * w * h:
         return False
     margin = 0.25 * max(w, h)
-    return bool(np.all(c[:, 0] > -margin) and np.all(c[:, 0] < w + margin) and np.all(c[:, 1] > -margin)
-                and np.all(c[:, 1] < h + margin))
+    return bool(
+        np.all(c[:, 0] > -margin)
+        and np.all(c[:, 0] < w + margin)
+        and np.all(c[:, 1] > -margin)
+        and np.all(c[:, 1] < h + margin)
+    )
 
 
 def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:
@@ -409,27 +495,37 @@ def _fit_sides(points: F64, quad: F64) -> F64 | None:
     seg = np.repeat(np.arange(len(points)), steps)
     frac = (np.arange(len(seg)) - np.repeat(np.cumsum(steps) - steps, steps)) / np.repeat(steps, steps)
     dense = points[seg] + (nxt[seg] - points[seg]) * frac[:, None]
-    lines: list[tuple[F64, F64]] = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        length = float(np.linalg.norm(b - a))
-        if length < 8:
+    # All four sides at once (their fits are independent; each numpy call costs more than its sums).
+    a, b = quad, np.roll(quad, -1, axis=0)
+    length = np.linalg.norm(b - a, axis=1)
+    if float(length.min()) < 8:
+        return None
+    p, d = a.copy(), (b - a) / length[:, None]
+    # Trimmed least squares: the band round each side narrows, so a bump drops out.
+    for tol in (0.08, 0.04, 0.02):
+        normal = np.c_[-d[:, 1], d[:, 0]]
+        rel = dense[None, :, :] - p[:, None, :]  # (side, point, xy)
+        along = np.einsum("spk,sk->sp", rel, d)
+        across = np.einsum("spk,sk->sp", rel, normal)
+        band = tol * length[:, None]
+        near = (np.abs(across) < band) & (along > 0.1 * length[:, None]) & (along < 0.9 * length[:, None])
+        count = near.sum(axis=1)
+        if int(count.min()) < 10:
             return None
-        p, d = a, (b - a) / length
-        # Trimmed least squares: the band round the side narrows, so a bump drops out.
-        for tol in (0.08, 0.04, 0.02):
-            normal = np.array([-d[1], d[0]])
-            rel = dense - p
-            along = rel @ d
-            near = (np.abs(rel @ normal) < tol * length) & (along > 0.1 * length) & (along < 0.9 * length)
-            if int(near.sum()) < 10:
-                return None
-            sel = dense[near]
-            p = sel.mean(axis=0)
-            _, vecs = np.linalg.eigh(np.cov((sel - p).T))
-            d = vecs[:, 1] if float(vecs[:, 1] @ (b - a)) >= 0 else -vecs[:, 1]
-            p = p + d * float((a - p) @ d)  # the line's point level with the corner a
-        lines.append((p, d))
+        w = near.astype(np.float64)
+        mean = (w @ dense) / count[:, None]
+        c = dense[None, :, :] - mean[:, None, :]
+        sxx, syy, sxy = (
+            (w * c[..., 0] * c[..., 0]).sum(1),
+            (w * c[..., 1] * c[..., 1]).sum(1),
+            (w * c[..., 0] * c[..., 1]).sum(1),
+        )
+        # The principal axis of the points (the larger eigenvalue's eigenvector of their scatter), pointing a to b.
+        angle = 0.5 * np.arctan2(2.0 * sxy, sxx - syy)
+        d = np.c_[np.cos(angle), np.sin(angle)]
+        d = np.where((np.einsum("sk,sk->s", d, b - a) >= 0)[:, None], d, -d)
+        p = mean + d * np.einsum("sk,sk->s", a - mean, d)[:, None]  # each line's point level with its corner a
+    lines = [(p[i], d[i]) for i in range(4)]
     fitted = _quad_from_lines(lines)
     if fitted is None or float(np.max(np.linalg.norm(fitted - quad, axis=1))) > 0.2 * float(
         np.linalg.norm(quad[2] - quad[0])
