@@ -66,7 +66,7 @@ def _recognize(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     image = _read_image(args.image)
-    profile = calibrate(image, args.variant)
+    profile = calibrate(image, args.variant, rotation=args.turn)
     path = profile.save(args.output or default_profile_path())
     print(f"calibrated from the start position; the profile is saved in {path}")
     return 0
@@ -117,6 +117,9 @@ def add_calibration_commands(sub: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("image")
     p.add_argument("-o", "--output", help=f"profile file (default: {default_profile_path()})")
     p.add_argument("--variant", choices=list(VARIANTS), default="classic")
+    p.add_argument("--turn", type=int, choices=range(4), metavar="{0,1,2,3}",
+                   help="the board's quarter turns in the picture, when its colours cannot tell "
+                        "(0: row 1 at the top; default: from the start position's colours)")
     p.set_defaults(func=_calibrate)
 
     p = sub.add_parser("watch", help="print each settled board a camera, video or folder shows")
@@ -137,7 +140,7 @@ def add_calibration_commands(sub: argparse._SubParsersAction[argparse.ArgumentPa
 def _bench_vision(args: argparse.Namespace) -> dict[str, Any]:
     from .bench import bench_vision
 
-    return bench_vision(scenes=args.scenes, repeats=args.repeats)
+    return bench_vision(scenes=args.scenes, repeats=args.repeats, first=args.first_scene)
 
 
 BENCHES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {"vision": _bench_vision}

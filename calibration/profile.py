@@ -1,10 +1,13 @@
 """Calibration profiles: what one camera, light and ball set need, saved as JSON.
 
-A profile holds what this camera, light and ball set make of each colour: the
-mean Lab colour of each ball colour's top and of an empty cup, read from the
-start position and then followed as the light drifts over an evening; the
-board's orientation in the picture (quarter turns from "row 1 at the top"); and
-corners given by hand when the board cannot be found by itself.
+A profile holds what this camera, light and ball set make of each cell: the
+readings (:data:`rolit.vision.features.FEATURE_NAMES`) of every cell of the grid
+while it was empty and of each ball colour, taken from the start position and
+then followed as the light drifts over an evening, with the mean Lab colour of
+each as a summary; the board's orientation in the picture (quarter turns from
+"row 1 at the top"); and corners given by hand when the board cannot be found by
+itself. Version 1 profiles (means only) still load: their corners and
+orientation are kept and the colours count as uncalibrated.
 
 Profiles live in the user's data folder (``$XDG_DATA_HOME/rolit-assistant``)
 unless a path is given; saving is atomic, and a failed save never damages the
@@ -30,7 +33,9 @@ from .errors import CalibrationError
 __all__ = ["Profile", "default_profile_path", "data_folder"]
 
 F64 = npt.NDArray[np.float64]
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
+FEATURES = 19  # len(rolit.vision.features.FEATURE_NAMES), checked by the tests
 
 
 def data_folder() -> Path:
@@ -46,18 +51,29 @@ def default_profile_path() -> Path:
 
 @dataclass
 class Profile:
-    """One camera's calibration; ``class_means`` (label -> Lab) is empty when uncalibrated."""
+    """One camera's calibration; ``class_means`` (label -> Lab) is empty when uncalibrated.
+
+    ``cell_refs`` holds the readings of every image cell (row-major) as an empty
+    cup; ``colour_refs`` the reading of each ball colour (label -> readings) and
+    ``colour_local`` the empty-cup readings where that ball stood, so a ball can
+    be compared with its reference relative to the light on each spot.
+    """
 
     variant: str = "classic"
     rotation: int = 0
     corners: list[list[float]] | None = None
     class_means: dict[str, list[float]] = field(default_factory=dict)
     created: str = ""
+    cell_refs: list[list[float]] = field(default_factory=list)
+    colour_refs: dict[str, list[float]] = field(default_factory=dict)
+    colour_local: dict[str, list[float]] = field(default_factory=dict)
+    seen_corners: list[list[float]] | None = None
 
     @property
     def calibrated(self) -> bool:
-        """True when the colours have been calibrated."""
-        return "empty" in self.class_means and len(self.class_means) >= 3
+        """True when the colours have been calibrated (from the start position)."""
+        n = get_variant(self.variant).size
+        return len(self.cell_refs) == n * n and len(self.colour_refs) >= 2
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -68,6 +84,10 @@ class Profile:
             "corners": self.corners,
             "class_means": self.class_means,
             "created": self.created,
+            "cell_refs": self.cell_refs,
+            "colour_refs": self.colour_refs,
+            "colour_local": self.colour_local,
+            "seen_corners": self.seen_corners,
         }
 
     @classmethod
@@ -75,25 +95,36 @@ class Profile:
         """A profile from its JSON form; :class:`CalibrationError` says what is wrong."""
         if not isinstance(data, dict):
             raise CalibrationError("a calibration profile is a JSON object")
-        if data.get("version") != VERSION:
+        if data.get("version") not in READABLE_VERSIONS:
             raise CalibrationError(f"this calibration profile has version {data.get('version')!r}, not {VERSION}")
         try:
             variant = get_variant(str(data.get("variant", "classic"))).name
             rotation = int(data.get("rotation", 0))
             if rotation not in (0, 1, 2, 3):
                 raise ValueError("rotation must be 0, 1, 2 or 3 quarter turns")
-            corners = data.get("corners")
-            if corners is not None:
-                c = np.asarray(corners, np.float64)
-                if c.shape != (4, 2) or not np.all(np.isfinite(c)):
-                    raise ValueError("corners must be 4 points [x, y]")
-                corners = c.tolist()
+            corners = _corners(data.get("corners"))
+            seen = _corners(data.get("seen_corners"))
             means = {str(k): [float(x) for x in v] for k, v in dict(data.get("class_means", {})).items()}
             if any(len(v) != 3 or not np.all(np.isfinite(v)) for v in means.values()):
                 raise ValueError("each class mean must be 3 numbers (L, a, b)")
+            n = get_variant(variant).size
+            cells = [_readings(v) for v in list(data.get("cell_refs", []))]
+            if cells and len(cells) != n * n:
+                raise ValueError(f"cell_refs must hold {n * n} cells for {variant}")
+            colours = {str(k): _readings(v) for k, v in dict(data.get("colour_refs", {})).items()}
+            local = {str(k): _readings(v) for k, v in dict(data.get("colour_local", {})).items()}
+            if set(local) != set(colours):
+                raise ValueError("colour_refs and colour_local must name the same colours")
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
-        return cls(variant, rotation, corners, means, str(data.get("created", "")))
+        return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen)
+
+    def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
+        """The references as arrays: cells x features, and label -> features for the colours."""
+        cells = np.asarray(self.cell_refs, np.float64).reshape(len(self.cell_refs), FEATURES)
+        colours = {k: np.asarray(v, np.float64) for k, v in self.colour_refs.items()}
+        local = {k: np.asarray(v, np.float64) for k, v in self.colour_local.items()}
+        return cells, colours, local
 
     @classmethod
     def load(cls, path: str | Path) -> Profile:
@@ -132,3 +163,21 @@ class Profile:
                 Path(tmp).unlink(missing_ok=True)
             raise CalibrationError(f"cannot save the calibration profile to {p}: {exc.strerror}") from None
         return p
+
+
+def _readings(value: Any) -> list[float]:
+    """One cell's readings from JSON: :data:`FEATURES` finite numbers."""
+    out = [float(x) for x in value]
+    if len(out) != FEATURES or not np.all(np.isfinite(out)):
+        raise ValueError(f"each reference must be {FEATURES} finite numbers")
+    return out
+
+
+def _corners(value: Any) -> list[list[float]] | None:
+    """Four image points from JSON, or ``None``."""
+    if value is None:
+        return None
+    c = np.asarray(value, np.float64)
+    if c.shape != (4, 2) or not np.all(np.isfinite(c)):
+        raise ValueError("corners must be 4 points [x, y]")
+    return [[float(x), float(y)] for x, y in c]

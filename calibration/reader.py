@@ -2,10 +2,12 @@
 
 :class:`BoardReader` runs the whole pipeline on one frame: find (or track) the
 grid (:mod:`rolit.vision.locate`), read every cell where its ball's top appears
-(:mod:`rolit.vision.features`), classify the readings with the colour model
-(:mod:`.model`) corrected by the camera's profile (:mod:`.profile`), and return
-an :class:`~rolit.vision.observation.Observation` whose board has unknown cells
-wherever a hand is or the model is not sure.
+(:mod:`rolit.vision.features`), classify the readings, and return an
+:class:`~rolit.vision.observation.Observation` whose board has unknown cells
+wherever a hand is or the model is not sure. Uncalibrated, the default colour
+model (:mod:`.model`) reads each cell by itself; with a calibrated profile
+(:mod:`.profile`) the calibrated model (:mod:`.camera_model`) reads each cell
+against what this camera showed of it and of each colour.
 
 :func:`calibrate` fits a profile from one frame of the start position.
 """
@@ -19,14 +21,15 @@ from datetime import UTC, datetime
 import numpy as np
 import numpy.typing as npt
 
-from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant
+from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.locate import GridFit, Locator, grid_homography, order_corners
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
 
+from .camera_model import camera_features, camera_model
 from .errors import CalibrationError
-from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
+from .model import EMPTY, HIDDEN, LABELS, ColourModel, default_model, reading_from
 from .profile import Profile
 
 __all__ = ["BoardReader", "calibrate", "board_square", "image_cell"]
@@ -40,8 +43,8 @@ U8 = npt.NDArray[np.uint8]
 WEAK_FRAMES = 20
 
 # Confidence needed to trust a cell, without and with a calibrated profile.
-THRESHOLD_DEFAULT = 0.85
-THRESHOLD_CALIBRATED = 0.7
+THRESHOLD_DEFAULT = 0.9
+THRESHOLD_CALIBRATED = 0.95
 
 
 def board_square(col: int, row: int, n: int, rotation: int) -> Square:
@@ -86,6 +89,8 @@ class BoardReader:
             np.asarray(self.profile.corners, np.float64) if self.profile.corners is not None else None
         )
         self.last_samples: CellSamples | None = None
+        self.last_features: F64 | None = None
+        self.last_timings: dict[str, float] = {}
         self._shape: tuple[int, int] | None = None
         self._refound = False  # the next grid found counts as moved (the picture changed size)
 
@@ -142,9 +147,11 @@ class BoardReader:
                 return GridFit(marked, grid_homography(marked, n), 1.0, 1.0)
         return fit
 
-    def read(self, image: U8) -> Observation:
-        """Read one BGR frame."""
-        t0 = time.perf_counter()
+    def readings(self, image: U8) -> tuple[GridFit, CellSamples, F64, bool] | None:
+        """Find the grid and read every cell: the fit, the samples, their features, and whether the board moved.
+
+        ``None`` when no board is found.
+        """
         if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 32 or image.shape[1] < 32:
             raise CalibrationError("a frame must be a colour image at least 32 pixels wide and high")
         if image.shape[:2] != self._shape:
@@ -155,11 +162,14 @@ class BoardReader:
                 self._refound = True
             self._shape = (int(image.shape[0]), int(image.shape[1]))
         previous = self._corners
+        t0 = time.perf_counter()
         fit = self.locate(image)
         t1 = time.perf_counter()
+        self.last_timings = {"locate": t1 - t0}
         if fit is None:
             self._corners = None
-            return Observation(None, status="no_board", timings={"locate": t1 - t0})
+            return None
+        fit = self._in_calibrated_order(fit)
         n = self.variant.size
         cell = float(np.linalg.norm(fit.corners[1] - fit.corners[0])) / n
         shift = float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) if previous is not None else 0.0
@@ -167,13 +177,43 @@ class BoardReader:
         self._refound = False
         self._corners = fit.corners
         samples = sample_cells(image, fit.homography, n)
-        self.last_samples = samples
-        t2 = time.perf_counter()
         features = features_from_lab(samples)
-        probs = self.model.probabilities(features, self.variant)
-        reading = reading_from(probs, THRESHOLD_DEFAULT)
+        self.last_samples, self.last_features = samples, features
+        self.last_timings["sample"] = time.perf_counter() - t1
+        return fit, samples, features, bool(moved)
+
+    def _in_calibrated_order(self, fit: GridFit) -> GridFit:
+        """The fit with its corners in the order they had at calibration.
+
+        Corners are ordered from the one nearest the picture's top-left; for a
+        board turned near 45 degrees that choice can flip between frames, which
+        would turn the board and the profile's per-cell references with it.
+        """
+        seen = self.profile.seen_corners
+        if seen is None:
+            return fit
+        ref = np.asarray(seen, np.float64)
+        gaps = [float(np.sum(np.linalg.norm(np.roll(fit.corners, -k, axis=0) - ref, axis=1))) for k in range(4)]
+        best = int(np.argmin(gaps))
+        if best == 0:
+            return fit
+        corners = np.roll(fit.corners, -best, axis=0)
+        return GridFit(corners, grid_homography(corners, self.variant.size), fit.quality, fit.score)
+
+    def read(self, image: U8) -> Observation:
+        """Read one BGR frame."""
+        found = self.readings(image)
+        if found is None:
+            return Observation(None, status="no_board", timings=dict(self.last_timings))
+        fit, samples, features, moved = found
+        t2 = time.perf_counter()
+        n = self.variant.size
         if self.profile.calibrated:
-            reading = _with_calibration(reading, probs, samples, self.profile.class_means)
+            probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
+            reading = reading_from(probs, THRESHOLD_CALIBRATED)
+        else:
+            probs = self.model.probabilities(features, self.variant)
+            reading = reading_from(probs, THRESHOLD_DEFAULT)
         t3 = time.perf_counter()
         cells: list[Cell] = [None] * (n * n)
         points: dict[Square, tuple[float, float]] = {}
@@ -204,114 +244,152 @@ class BoardReader:
             status=status,
             moved=bool(moved),
             cell_guess=guesses,
-            timings={"locate": t1 - t0, "sample": t2 - t1, "classify": t3 - t2},
+            timings={**self.last_timings, "classify": t3 - t2},
         )
 
     def learn(self, board: Board) -> None:
-        """Follow the light: move the calibrated colours towards those of a board the referee accepted."""
-        samples = self.last_samples
-        if samples is None or board.size != self.variant.size or not self.profile.calibrated:
+        """Follow the light: move the calibrated references towards the last frame, read as ``board``.
+
+        Call it with a board the referee accepted for the last frame read. A
+        colour the start position did not show (grey in Junior) gets its first
+        reference here.
+        """
+        features = self.last_features
+        n = self.variant.size
+        if features is None or board.size != n or not self.profile.calibrated or len(features) != n * n:
             return
-        for key, mean in _class_means(samples, board, self.variant.size, self.profile.rotation).items():
-            old = self.profile.class_means.get(key)
-            blended = mean if old is None else 0.8 * np.asarray(old) + 0.2 * mean
-            self.profile.class_means[key] = [float(x) for x in blended]
+        labels = _labels_of(board, n, self.profile.rotation)
+        cells, colours, local = self.profile.refs()
+        empty = labels == EMPTY
+        cells[empty] = (1 - LEARNING_RATE) * cells[empty] + LEARNING_RATE * features[empty]
+        for label in np.unique(labels[(labels > EMPTY) & (labels < HIDDEN)]):
+            key = LABELS[int(label)]
+            mine = labels == label
+            mean, where = features[mine].mean(axis=0), cells[mine].mean(axis=0)
+            if key in colours:
+                mean = (1 - LEARNING_RATE) * colours[key] + LEARNING_RATE * mean
+                where = (1 - LEARNING_RATE) * local[key] + LEARNING_RATE * where
+            self.profile.colour_refs[key] = [float(x) for x in mean]
+            self.profile.colour_local[key] = [float(x) for x in where]
+        self.profile.cell_refs = cells.tolist()
+        self.profile.class_means = _class_means(features, labels)
 
 
-# How far (Lab units) this camera's reading of a colour may stray from its calibrated mean.
-CALIBRATION_SPREAD = 9.0
+# How far each accepted board moves the references towards what it showed.
+LEARNING_RATE = 0.2
 
 
-def _with_calibration(reading: Reading, probs: F64, samples: CellSamples, means: dict[str, list[float]]) -> Reading:
-    """A second opinion from this camera's own colours.
-
-    The model knows every light it was trained on; the calibration knows this
-    one. Where the reading is close to the calibrated colour of the model's
-    answer, a less sure answer is trusted (down to :data:`THRESHOLD_CALIBRATED`);
-    answers the model alone is sure of stand either way. So calibration turns
-    doubtful cells into answers only when both agree.
-    """
-    top = np.median(samples.top, axis=1)
-    known = reading.known.copy()
-    for i, label in enumerate(reading.labels):
-        key = LABELS[int(label)]
-        if label == HIDDEN or key not in means:
-            continue
-        d = float(np.sqrt(np.sum((top[i] - np.asarray(means[key])) ** 2 * np.array([0.5, 1.0, 1.0]))))
-        agree = d < 2.5 * CALIBRATION_SPREAD
-        p = reading.confidence[i]
-        known[i] = (p >= THRESHOLD_CALIBRATED and agree) or p >= THRESHOLD_DEFAULT
-    return Reading(reading.labels, reading.confidence, known)
-
-
-def _class_means(samples: CellSamples, board: Board, n: int, rotation: int) -> dict[str, F64]:
-    """The mean top colour (Lab) of each content of ``board`` in these readings."""
-    groups: dict[str, list[F64]] = {}
-    for i in range(n * n):
-        row, col = divmod(i, n)
-        cell = board[board_square(col, row, n, rotation)]
-        if cell is UNKNOWN:
-            continue
-        key = "empty" if cell is None else LABELS[int(cell) + 1]
-        groups.setdefault(key, []).append(np.median(samples.top[i], axis=0))
-    return {k: np.asarray(np.mean(v, axis=0), np.float64) for k, v in groups.items()}
-
-
-def calibrate(image: U8, variant: str | Variant = "classic", profile: Profile | None = None) -> Profile:
-    """Fit a profile from one frame of the start position (the four centre balls, the rest empty).
-
-    The start position also fixes the board's orientation in the picture.
-    Raises :class:`CalibrationError` when no board is found or the frame does
-    not show the start position.
-    """
-    v = get_variant(variant)
-    reader = BoardReader(v, profile=Profile(v.name, corners=profile.corners if profile else None))
-    fit = reader.locate(image)
-    if fit is None:
-        raise CalibrationError("no board found in the calibration picture")
-    n = v.size
-    samples = sample_cells(image, fit.homography, n)
-    probs = reader.model.probabilities(features_from_lab(samples), v)
-    start = Position.start(v).board()
-    best: tuple[float, int] | None = None
-    for rotation in range(4):
-        labels = _expected_labels(start, n, rotation)
-        score = float(np.sum(np.log(probs[np.arange(n * n), labels] + 1e-6)))
-        if best is None or score > best[0]:
-            best = (score, rotation)
-    assert best is not None
-    rotation = best[1]
-    observed = {k: [float(x) for x in m] for k, m in _class_means(samples, start, n, rotation).items()}
-    result = Profile(
-        v.name,
-        rotation=rotation,
-        corners=profile.corners if profile else None,
-        class_means=observed,
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    check = BoardReader(v, profile=result, model=reader.model).read(image)
-    if check.board is None:
-        raise CalibrationError("the board was lost while calibrating; try again with a steadier picture")
-    wrong = [sq for sq, cell in start.items() if check.board[sq] is not UNKNOWN and check.board[sq] != cell]
-    centre_known = all(check.board[sq] is not UNKNOWN for sq, cell in start.items() if cell is not None)
-    if wrong or not centre_known or len(check.board.unknown_squares()) > n * n // 10:
-        raise CalibrationError(f"the picture does not show the start position ({_differences(check.board, start)})")
-    return result
-
-
-def _expected_labels(start: Board, n: int, rotation: int) -> npt.NDArray[np.int64]:
+def _labels_of(board: Board, n: int, rotation: int) -> npt.NDArray[np.int64]:
+    """The label of every image cell (row-major) for ``board`` seen turned ``rotation``; hidden where unknown."""
     labels = np.zeros(n * n, np.int64)
     for i in range(n * n):
         row, col = divmod(i, n)
-        cell = start[board_square(col, row, n, rotation)]
-        labels[i] = EMPTY if cell is None else int(cell) + 1  # type: ignore[arg-type]
+        cell = board[board_square(col, row, n, rotation)]
+        labels[i] = HIDDEN if cell is UNKNOWN else EMPTY if cell is None else int(cell) + 1
     return labels
 
 
-def _differences(seen: Board, want: Board) -> str:
-    from rolit.engine import square_name
+def _class_means(features: F64, labels: npt.NDArray[np.int64]) -> dict[str, list[float]]:
+    """The mean top colour (Lab) of each label in these readings: the profile's summary."""
+    return {
+        LABELS[int(label)]: [float(x) for x in features[labels == label, :3].mean(axis=0)]
+        for label in np.unique(labels)
+        if label != HIDDEN
+    }
 
-    diffs = [square_name(sq) for sq, cell in want.items() if seen[sq] != cell]
-    if not diffs:
-        return "read as it should be"
-    return "read differently or not sure: " + ", ".join(diffs[:8]) + (" ..." if len(diffs) > 8 else "")
+
+def calibrate(
+    image: U8, variant: str | Variant = "classic", profile: Profile | None = None, rotation: int | None = None
+) -> Profile:
+    """Fit a profile from one frame of the start position (the centre balls, the rest empty).
+
+    The start position also fixes the board's orientation in the picture: the
+    turn under which the default model finds the centre colours most likely,
+    unless ``rotation`` (quarter turns, see :func:`board_square`) says it.
+    Raises :class:`CalibrationError` when no board is found, when the frame
+    does not show the start position, or when its colours cannot be told apart.
+    """
+    v = get_variant(variant)
+    corners = profile.corners if profile else None
+    reader = BoardReader(v, profile=Profile(v.name, corners=corners))
+    found = reader.readings(image)
+    if found is None:
+        raise CalibrationError("no board found in the calibration picture")
+    fit, _, features, _ = found
+    n = v.size
+    probs = reader.model.probabilities(features, v)
+    start = Position.start(v).board()
+    if rotation is None:
+        rotation = _start_rotation(probs, start, n)
+    elif rotation not in (0, 1, 2, 3):
+        raise CalibrationError("rotation must be 0, 1, 2 or 3 quarter turns")
+    labels = _labels_of(start, n, rotation)
+    _check_start(labels, probs, n, rotation)
+    cells = _empty_references(features, labels, n)
+    balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
+    return Profile(
+        v.name,
+        rotation=rotation,
+        corners=corners,
+        class_means=_class_means(features, labels),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        cell_refs=cells.tolist(),
+        colour_refs={LABELS[int(labels[i])]: [float(x) for x in features[i]] for i in balls},
+        colour_local={LABELS[int(labels[i])]: [float(x) for x in cells[i]] for i in balls},
+        seen_corners=fit.corners.tolist(),
+    )
+
+
+# How many times likelier the best turn of the start position must be than the next.
+ROTATION_MARGIN = 20.0
+
+
+def _start_rotation(probs: F64, start: Board, n: int) -> int:
+    """The quarter turns under which the picture's centre colours are likeliest; refused when not clearly so."""
+    scores = []
+    for rotation in range(4):
+        labels = _labels_of(start, n, rotation)
+        scores.append(float(np.sum(np.log(probs[np.arange(n * n), labels] + 1e-6))))
+    order = np.argsort(scores)[::-1]
+    if scores[order[0]] - scores[order[1]] < np.log(ROTATION_MARGIN):
+        raise CalibrationError(
+            "the centre balls' colours cannot be told apart in this picture; more light, or less coloured light, helps"
+        )
+    return int(order[0])
+
+
+def _check_start(labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: int) -> None:
+    """Refuse a picture that clearly does not show the start position: balls (or a hand) away from the centre.
+
+    Only confident contradictions count, and more than one: under an odd light
+    the default model may be unsure of many cells (it takes a grey ball on a
+    grey board for an empty cup), and calibrating is what cures that.
+    """
+    balls = (labels > EMPTY) & (labels < HIDDEN)
+    # Next to the centre balls an oblique view sees their sides, so only cells further out can hold a stray.
+    grid = balls.reshape(n, n)
+    near = np.zeros_like(grid)
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            near |= np.roll(np.roll(grid, dr, axis=0), dc, axis=1)
+    stray = ~near.ravel() & (np.max(probs[:, EMPTY + 1 :], axis=1) >= CONTRADICTION)
+    if stray.sum() >= 2:
+        squares = [board_square(int(i) % n, int(i) // n, n, rotation) for i in np.flatnonzero(stray)]
+        names = ", ".join(square_name(sq) for sq in sorted(squares)[:8])
+        raise CalibrationError(f"the picture does not show the start position (look at {names})")
+
+
+# How sure the default model must be of a cell to contradict the start position.
+CONTRADICTION = 0.9
+
+
+def _empty_references(features: F64, labels: npt.NDArray[np.int64], n: int) -> F64:
+    """Every cell's readings as an empty cup; where a ball stands, those of its empty neighbours."""
+    cells = np.array(features, np.float64)
+    empty = labels == EMPTY
+    for i in np.flatnonzero(~empty):
+        row, col = divmod(int(i), n)
+        near = [r * n + c for r in range(row - 1, row + 2) for c in range(col - 1, col + 2)
+                if 0 <= r < n and 0 <= c < n and empty[r * n + c]]  # fmt: skip
+        cells[i] = features[near].mean(axis=0) if near else np.median(features[empty], axis=0)
+    return cells

@@ -1,42 +1,70 @@
-"""Build the default colour model's training data from synthetic renders.
+"""Build the colour models' training data from synthetic renders.
 
 ``python -m rolit.calibration.train [SCENES] [-o calibration/data/default_cells.npz]``
 renders scenes with small seeds (the accuracy benchmark uses seeds from
 1,000,000 up, which this never sees), reads them with the live pipeline and
 saves every cell's features with what is truly there.
+
+``python -m rolit.calibration.train --camera [SCENES]`` does the same for the
+calibrated model (``data/camera_cells.npz``): each scene is rendered twice
+under the same conditions, first the start position, which calibrates a
+profile, then a game position (sometimes with a hand), whose cells are read
+against that profile.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import random
 import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
-from rolit.vision.dataset import LABELS, scenes
+from rolit.engine import Position
+from rolit.vision.dataset import LABELS, random_board, random_hand_over, scenes, true_labels
 from rolit.vision.features import features_from_lab
+from rolit.vision.synthetic.params import RenderParams
+from rolit.vision.synthetic.renderer import GroundTruth, render
 
-__all__ = ["build", "main"]
+from .bench import _truth_cells
+from .camera_model import camera_features
+from .errors import CalibrationError
+from .reader import BoardReader, board_square, calibrate
+
+__all__ = ["build", "build_camera", "camera_scene", "default_scene", "main"]
+
+F64 = npt.NDArray[np.float64]
 
 log = logging.getLogger(__name__)
 
 
-def build(seeds: range, output: Path) -> Counter[str]:
+def default_scene(seed: int) -> tuple[F64, npt.NDArray[np.int64]] | None:
+    """One scene's features and true labels for the default model (``None`` when the board is not found)."""
+    for scene in scenes([seed]):
+        if scene.samples is None or scene.labels is None:
+            return None
+        keep = scene.labels >= 0
+        return features_from_lab(scene.samples)[keep], scene.labels[keep]
+    return None
+
+
+def build(seeds: range, output: Path, jobs: int = 2) -> Counter[str]:
     """Render, read and label the scenes; save the features (float32) and labels."""
     xs, ys = [], []
     found = 0
-    for scene in scenes(seeds):
-        if scene.samples is None or scene.labels is None:
-            continue
-        found += 1
-        keep = scene.labels >= 0
-        xs.append(features_from_lab(scene.samples)[keep])
-        ys.append(scene.labels[keep])
+    with Pool(jobs) as pool:
+        for result in pool.imap(default_scene, seeds, chunksize=4):
+            if result is not None:
+                found += 1
+                xs.append(result[0])
+                ys.append(result[1])
     x = np.vstack(xs).astype(np.float32)
     y = np.concatenate(ys).astype(np.int8)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -45,15 +73,90 @@ def build(seeds: range, output: Path) -> Counter[str]:
     return Counter(LABELS[int(v)] for v in y)
 
 
+CAMERA_SIZES = ((640, 360), (960, 540), (1280, 720))
+
+
+def camera_scene(seed: int) -> tuple[F64, npt.NDArray[np.int64]] | None:
+    """One calibrated scene's camera features and true labels (``None`` when the board is not found).
+
+    The profile is calibrated in the true orientation: training must not learn
+    from colour references a wrongly guessed turn would mislabel.
+    """
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    variant = rng.choice(("classic", "classic", "quick6", "junior"))
+    board = random_board(rng, variant)
+    params = RenderParams.random(nrng, size=CAMERA_SIZES[rng.randrange(len(CAMERA_SIZES))], scene_seed=seed)
+    hand = random_hand_over(board.size, rng, nrng) if rng.random() < 0.25 else None
+    start_image, start_truth = render(Position.start(variant).board(), params, variant=variant)
+    n = board.size
+    finder = BoardReader(variant)
+    found = finder.readings(start_image)
+    if found is None:
+        return None
+    under = true_labels(found[0], start_truth, n)  # only to check the fit is on the board
+    if np.any(under < 0):
+        return None
+    rotation = _true_rotation(found[0].corners, start_truth, n)
+    try:
+        profile = calibrate(start_image, variant, rotation=rotation)
+    except CalibrationError:
+        return None
+    image, truth = render(board, params, variant=variant, hand=hand)
+    reader = BoardReader(variant, profile=profile)
+    found = reader.readings(image)
+    if found is None:
+        return None
+    fit, samples, features, _ = found
+    labels = true_labels(fit, truth, n)
+    keep = labels >= 0
+    return camera_features(features, samples.top, profile)[keep], labels[keep]
+
+
+def _true_rotation(corners: F64, truth: GroundTruth, n: int) -> int:
+    """The quarter turns that map the found grid's cells onto the true board's squares."""
+    under = _truth_cells(corners, truth, n)
+    hits = [sum(board_square(i % n, i // n, n, r) == sq for i, sq in enumerate(under)) for r in range(4)]
+    return int(np.argmax(hits))
+
+
+def build_camera(seeds: range, output: Path, jobs: int = 2) -> Counter[str]:
+    """Render, calibrate, read and label the scenes for the calibrated model; save features and labels."""
+    xs, ys = [], []
+    with Pool(jobs) as pool:
+        for result in pool.imap(camera_scene, seeds, chunksize=4):
+            if result is not None:
+                xs.append(result[0])
+                ys.append(result[1])
+    x = np.vstack(xs).astype(np.float32)
+    y = np.concatenate(ys).astype(np.int8)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(output, X=x, Y=y)
+    log.info("%d of %d scenes used; %d cells", len(xs), len(seeds), len(y))
+    return Counter(LABELS[int(v)] for v in y)
+
+
+DEFAULT_OUTPUT = str(Path(__file__).parent / "data" / "default_cells.npz")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rolit.calibration.train", description=__doc__)
     parser.add_argument("scenes", nargs="?", type=int, default=600)
-    parser.add_argument("-o", "--output", default=str(Path(__file__).parent / "data" / "default_cells.npz"))
-    parser.add_argument("--first-seed", type=int, default=100)
+    parser.add_argument("-o", "--output", default=DEFAULT_OUTPUT)
+    parser.add_argument("--first-seed", type=int, default=None, help="default: 100, or 20000 with --camera")
+    parser.add_argument("--camera", action="store_true", help="build the calibrated model's data (camera_cells.npz)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes rendering at once")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     t0 = time.perf_counter()
-    counts = build(range(args.first_seed, args.first_seed + args.scenes), Path(args.output))
+    if args.camera:
+        first = 20_000 if args.first_seed is None else args.first_seed
+        camera_output = Path(__file__).parent / "data" / "camera_cells.npz"
+        output = Path(args.output) if args.output != DEFAULT_OUTPUT else camera_output
+        counts = build_camera(range(first, first + args.scenes), output, args.jobs)
+    else:
+        first = 100 if args.first_seed is None else args.first_seed
+        counts = build(range(first, first + args.scenes), Path(args.output), args.jobs)
     print(f"{sum(counts.values())} cells in {time.perf_counter() - t0:.0f} s: {dict(counts)}")
     return 0
 

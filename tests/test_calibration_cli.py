@@ -53,6 +53,9 @@ def test_calibrate_then_recognize(photos: dict[str, Path], tmp_path: Path, capsy
     profile = tmp_path / "profile.json"
     assert main(["calibrate", str(photos["start"]), "--variant", "quick6", "-o", str(profile)]) == 0
     assert json.loads(profile.read_text())["variant"] == "quick6"
+    turned = tmp_path / "turned.json"
+    assert main(["calibrate", str(photos["start"]), "--variant", "quick6", "--turn", "2", "-o", str(turned)]) == 0
+    assert json.loads(turned.read_text())["rotation"] == 2
     assert main(["recognize", str(photos["middle"]), "--variant", "quick6", "--calibration", str(profile)]) == 0
     assert main(["recognize", str(photos["middle"]), "--calibration", str(profile)]) == 1
     assert "made for quick6, not classic" in capsys.readouterr().err

@@ -10,13 +10,37 @@ import pytest
 from rolit.calibration import CalibrationError, Profile, default_profile_path
 
 
+def _refs(value: float) -> list[float]:
+    return [value + i for i in range(19)]
+
+
+def test_the_reference_length_is_the_readings_length() -> None:
+    from rolit.calibration.profile import FEATURES
+    from rolit.vision.features import FEATURE_NAMES
+
+    assert len(FEATURE_NAMES) == FEATURES
+
+
 def test_round_trip(tmp_path: Path) -> None:
     profile = Profile("junior", 2, [[1, 2], [3, 4], [5, 6], [7, 8]],
                       {"red": [50.0, 60.0, 40.0], "green": [40.0, -30.0, 20.0], "empty": [30.0, 0.0, 0.0]},
-                      "2026-11-29T12:00:00+00:00")
+                      "2026-11-29T12:00:00+00:00", [_refs(k) for k in range(36)],
+                      {"red": _refs(50), "green": _refs(40)}, {"red": _refs(1), "green": _refs(2)},
+                      [[10, 20], [30, 20], [30, 40], [10, 40]])  # fmt: skip
     path = profile.save(tmp_path / "sub" / "p.json")
     again = Profile.load(path)
     assert again == profile and again.calibrated
+    cells, colours, local = again.refs()
+    assert cells.shape == (36, 19) and colours["red"][0] == 50 and local["green"][0] == 2
+
+
+def test_a_version_1_profile_keeps_its_corners_and_turn_but_not_its_colours(tmp_path: Path) -> None:
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"version": 1, "variant": "quick6", "rotation": 3,
+                                "corners": [[1, 2], [3, 4], [5, 6], [7, 8]],
+                                "class_means": {"empty": [30, 0, 0], "red": [50, 60, 40], "blue": [30, 20, -50]}}))
+    old = Profile.load(path)
+    assert old.rotation == 3 and old.corners is not None and not old.calibrated
 
 
 def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -41,6 +65,10 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 1, "class_means": {"red": [' + "9" * 400 + ', 0, 0]}}', "damaged"),
         ('{"version": 1, "corners": [[' + "9" * 400 + ', 0], [0, 0], [0, 0], [0, 0]]}', "damaged"),
         ('{"version": ' + "1" * 5000 + "}", "bad JSON"),
+        ('{"version": 2, "variant": "quick6", "cell_refs": [' + ",".join([str([0] * 19)] * 35) + "]}", "36 cells"),
+        ('{"version": 2, "colour_refs": {"red": [1, 2, 3]}, "colour_local": {"red": [1, 2, 3]}}', "19 finite"),
+        ('{"version": 2, "colour_refs": {"red": ' + str([0] * 19) + "}}", "same colours"),
+        ('{"version": 2, "seen_corners": [[0, 0], [1, 1]]}', "4 points"),
         ('{"version": 1, "corners": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad JSON"),
     ],
 )

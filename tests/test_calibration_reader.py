@@ -7,7 +7,7 @@ import pytest
 
 from rolit.calibration import BoardReader, CalibrationError, calibrate
 from rolit.calibration.reader import board_square, image_cell
-from rolit.engine import UNKNOWN, Position
+from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.synthetic.demo import DEMO_PARAMS, demo_game
 from rolit.vision.synthetic.geometry import BoardGeometry
 from rolit.vision.synthetic.hand import random_hand
@@ -52,6 +52,29 @@ def test_calibration_fixes_orientation_and_is_never_wrong() -> None:
         assert wrong == []  # in the right orientation; unsure cells stay unknown
         reader.learn(obs.board)
     assert set(profile.class_means) >= {"red", "yellow", "green", "blue"}
+
+
+def test_junior_calibrates_with_its_grey_ball_and_learning_follows_the_light() -> None:
+    start, _ = render(Position.start("junior").board(), DEMO_PARAMS, variant="junior")
+    profile = calibrate(start, "junior")
+    assert profile.rotation == 0 and set(profile.colour_refs) == {"red", "yellow", "green", "grey"}
+    before = list(profile.colour_refs["grey"])
+    dimmer = RenderParams(**{**DEMO_PARAMS.__dict__, "light_level": 0.8 * DEMO_PARAMS.light_level})
+    position = Board.from_text("......\n......\n..RY..\n.EEG..\n......\n......")
+    image, truth = render(position, dimmer, variant="junior")
+    reader = BoardReader("junior", profile=profile)
+    obs = reader.read(image)
+    assert obs.board is not None
+    assert [sq for sq, cell in obs.board.items() if cell is not UNKNOWN and cell != truth.board[sq]] == []
+    reader.learn(truth.board)
+    assert profile.colour_refs["grey"] != before and "grey" in profile.class_means
+
+
+def test_a_given_turn_is_kept_and_a_bad_one_refused() -> None:
+    start, _ = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    assert calibrate(start, "quick6", rotation=1).rotation == 1
+    with pytest.raises(CalibrationError, match="quarter turns"):
+        calibrate(start, "quick6", rotation=5)
 
 
 def test_calibration_refuses_a_mid_game_picture() -> None:

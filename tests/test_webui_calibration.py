@@ -33,6 +33,14 @@ def test_calibrate_colours_and_corners_on_the_demo(tmp_path: Path) -> None:
         saved = json.loads(table.profile_path.read_text())
         assert saved["variant"] == "quick6" and "empty" in saved["class_means"]
 
+        # As the demo plays, each clear view of an accepted position moves the reader's references.
+        deadline = time.monotonic() + 60
+        while table.session.referee.game.ply < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert table.session.referee.game.ply >= 2
+        learned = table.worker.reader.profile  # type: ignore[attr-defined]
+        assert learned.calibrated and learned.cell_refs != saved["cell_refs"]
+
         bad = client.post("/api/calibration/corners", json={"corners": [[0, 0], [1, 1]]})
         assert bad.status_code == 400 and "four [x, y] points" in bad.get_json()["error"]
         corners = state["corners"]

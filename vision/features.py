@@ -3,7 +3,8 @@
 A ball's top colour is what the player rolled up; near its rim the neighbouring
 segments show, and in an oblique view the top is well away from the cell's
 centre on the board (parallax), so each cell is read in a small disc round the
-projected top of a ball standing in it. Features are robust statistics in Lab
+projected top of a ball standing in it (from low down, a point of the up
+segment leaning towards the camera: see :meth:`Pose.visible_tops`). Features are robust statistics in Lab
 (medians and quantiles, which a highlight or a dark seam does not move much),
 taken relative to the board's plastic, so that the light's colour and strength
 matter less; the plastic is read at the grid-line crossings, where no ball ever is.
@@ -122,7 +123,8 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     cells = np.c_[cu.ravel(), cv_.ravel()]
     count = len(cells)
     tops3 = np.c_[cells, np.full(count, BALL_TOP_HEIGHT)]
-    tops = pose.project(tops3)
+    # Where the up colour shows best: the top, or from low down a point leaning towards the camera.
+    tops = pose.project(pose.visible_tops(cells))
     centres = pose.project(np.c_[cells, np.full(count, BALL_CENTRE_HEIGHT)])
     radius = pose.ball_radius_px(tops3)
     # The grid is rarely right to a fraction of a ball (lens distortion, a

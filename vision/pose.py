@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Pose", "BALL_CENTRE_HEIGHT", "BALL_TOP_HEIGHT", "BALL_RADIUS", "CUP_RADIUS"]
+__all__ = ["Pose", "BALL_CENTRE_HEIGHT", "BALL_TOP_HEIGHT", "BALL_RADIUS", "CUP_RADIUS", "TOP_LEAN_MAX"]
 
 F64 = npt.NDArray[np.float64]
 
@@ -34,6 +34,15 @@ BALL_RADIUS = 11.5 / 30.0
 BALL_CENTRE_HEIGHT = 7.0 / 30.0
 BALL_TOP_HEIGHT = BALL_CENTRE_HEIGHT + BALL_RADIUS
 CUP_RADIUS = 11.0 / 30.0
+
+# A ball's up colour is a segment reaching 45 degrees either side of its top.
+# Seen from low down, the top itself sits near the ball's outline, where a
+# reading disc would spill past it; so the point read leans from the top
+# towards the camera until it is at most TOP_VIEW_ANGLE from the line of sight,
+# but never more than TOP_LEAN_MAX, which keeps the disc on the up segment
+# (balls also sit a few degrees off straight up).
+TOP_VIEW_ANGLE = 33.0
+TOP_LEAN_MAX = 27.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,27 @@ class Pose:
         c = self.to_camera(points)
         p = c @ self.K.T
         return np.asarray(p[:, :2] / p[:, 2:3], np.float64)
+
+    @property
+    def centre(self) -> F64:
+        """The camera's position in board coordinates ``(u, v, height)``."""
+        return np.asarray(-self.R.T @ self.t, np.float64)
+
+    def visible_tops(self, cells: npt.ArrayLike) -> F64:
+        """Where to read the up colour of the balls in cells ``(u, v)``: board points ``(u, v, height)``.
+
+        Straight down this is each ball's top; from low down, a point leaning
+        from the top towards the camera (see :data:`TOP_LEAN_MAX`).
+        """
+        c = np.asarray(cells, np.float64).reshape(-1, 2)
+        centres = np.c_[c, np.full(len(c), BALL_CENTRE_HEIGHT)]
+        sight = self.centre[None, :] - centres
+        sight /= np.linalg.norm(sight, axis=1, keepdims=True)
+        from_up = np.degrees(np.arccos(np.clip(sight[:, 2], -1.0, 1.0)))
+        lean = np.radians(np.clip(from_up - TOP_VIEW_ANGLE, 0.0, TOP_LEAN_MAX))
+        towards = sight[:, :2] / np.maximum(np.linalg.norm(sight[:, :2], axis=1, keepdims=True), 1e-9)
+        normal = np.c_[np.sin(lean)[:, None] * towards, np.cos(lean)]
+        return np.asarray(centres + BALL_RADIUS * normal, np.float64)
 
     def ball_radius_px(self, points: npt.ArrayLike) -> F64:
         """Apparent radius in pixels of balls centred at ``points``."""

@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=5, help="timed runs per figure; the median is reported")
     p.add_argument("--quick", action="store_true", help="smaller workloads (for a smoke test)")
     p.add_argument("--scenes", type=int, default=60, help="vision: unseen renders to read for the accuracy figures")
+    p.add_argument("--first-scene", type=int, default=1000,
+                   help="vision: the first of those scenes (1000 and up are held out from development)")
     p.add_argument("--clients", type=int, default=20,
                    help="load: browsers watching the demo game, each with the state and video streams")
     p.add_argument("--json", action="store_true", help="machine-readable output")

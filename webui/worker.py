@@ -13,6 +13,7 @@ import threading
 import time
 from collections import deque
 
+from rolit.engine import UNKNOWN
 from rolit.vision.observation import Observation
 from rolit.vision.sources import Frame, FrameSource
 from rolit.vision.stabiliser import Stabiliser
@@ -162,9 +163,25 @@ class VisionWorker:
             # The wall-clock moment the frame that settled the board arrived.
             settled_wall = time.time() - (time.monotonic() - frame.t)
             self.session.observe_settled(settled.board, settled_at=settled_wall, now=frame.t)
+            self._learn(observation)
         else:
             self.session.tick(frame.t)
         self._publish_video(frame, seen)
+
+    def _learn(self, observation: Observation) -> None:
+        """Let a calibrated reader follow the light with this frame, when it shows the game's position.
+
+        Only a clear view counts (no hand, every cell it was sure of as the game
+        has it): the references must not learn a hand or a misread.
+        """
+        learn = getattr(self._reader, "learn", None)
+        board = observation.board
+        if learn is None or board is None or observation.status != "ok":
+            return
+        with self.session.lock:
+            accepted = self.session.referee.game.position.board()
+        if accepted.size == board.size and all(c is UNKNOWN or c == accepted[sq] for sq, c in board.items()):
+            learn(accepted)
 
     def _publish_video(self, frame: Frame, observation: Observation) -> None:
         with self.session.lock:

@@ -14,7 +14,7 @@ from rolit.engine.errors import RolitError
 from rolit.engine.messages import _
 
 from ..app import get_table
-from ..reading import profile_problem, set_aside_damaged
+from ..reading import load_profile, profile_problem, set_aside_damaged
 from ..session import SessionError
 from .api import _body, bp
 
@@ -93,8 +93,13 @@ def calibrate_colours() -> Response:
     worker = table.worker
     if worker is None or worker.latest_frame is None:
         raise SessionError(_("There is no camera picture to calibrate from yet."), 409)
+    variant = table.session.settings.variant
+    # Corners given by hand stay: only the colours and the orientation are new.
+    before = load_profile(table.profile_path)
+    if before is not None and before.variant != variant:
+        before = None
     try:
-        profile = calibrate(worker.latest_frame.image, table.session.settings.variant)
+        profile = calibrate(worker.latest_frame.image, variant, before)
     except RolitError as exc:
         log.info("calibration failed: %s", exc)
         raise SessionError(
