@@ -229,3 +229,47 @@ def test_a_board_in_plain_view_is_found_from_the_grey_level_alone() -> None:
     assert locate._confirmed(outlines, gt, 8)
     fit = loc.locate(image)
     assert fit is not None and _error_in_cells(fit.corners, truth.corners, 8) < 0.15
+
+
+def _start_scene(k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A start position on a dark board whose cups hardly show (a development scene of the benchmark's recipe)."""
+    import random
+
+    from rolit.vision.dataset import random_board
+
+    seed = 1_000_000 + k
+    rng, nrng = random.Random(seed), np.random.default_rng(seed)
+    variant = rng.choice(("classic", "classic", "quick6", "junior"))
+    random_board(rng, variant)
+    params = RenderParams.random(nrng, size=(1280, 720), scene_seed=seed)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    return image, np.asarray(truth.corners, np.float64), truth.board.size
+
+
+def test_a_start_position_with_faint_cups_is_found_from_the_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    image, corners, n = _start_scene(53)
+    locator = Locator(n)
+    fit = locator.locate(image)
+    assert fit is not None
+    assert _cells_out(fit.corners, corners, n) < 0.3
+    assert fit.quality < 0.5  # found, but not sure enough to be followed frame to frame
+    # The cells alone do not show it.
+    monkeypatch.setattr(Locator, "_from_outline", lambda self, image, outlines: None)
+    assert locator.locate(image) is None
+
+
+def test_a_grid_from_the_outline_holds_only_at_the_boards_own_pitch() -> None:
+    image, corners, n = _start_scene(53)
+    work, scale = _work(image)
+    locator = Locator(n)
+    truth = order_corners(corners * scale)
+    points = balls.highlights(work, coloured=False)
+    assert locator._outline_holds(work, truth, points) is not None
+    # The same centre, a cell wider or narrower (an outline taken for the wrong edge of the frame): the
+    # centre balls still sit near their cells' centres, but their highlights drift apart.
+    middle = truth.mean(axis=0)
+    for k in (n / (n + 1.0), (n + 1.0) / n):
+        assert locator._outline_holds(work, middle + (truth - middle) * k, points) is None
+    # Half a cell along: the balls sit between cells.
+    half = apply_homography(grid_homography(truth, n), np.array([[0, 0], [n, 0], [n, n], [0, n]]) + 0.5)
+    assert locator._outline_holds(work, half, points) is None

@@ -43,7 +43,9 @@ __all__ = [
     "PAD",
     "PX",
     "ball_colours",
+    "ball_share",
     "cell_phases",
+    "lifted",
     "line_evidence",
     "look",
     "lock",
@@ -212,6 +214,14 @@ def _lifted(h: F64, shape: tuple[int, ...], height: float) -> F64:
     on_plane = k @ np.column_stack([r[:, 0], r[:, 1], t])
     raised = k @ np.column_stack([r[:, 0], r[:, 1], t + r[:, 2] * height])
     return np.asarray(raised @ np.linalg.inv(on_plane) @ h, np.float64)
+
+
+def lifted(corners: F64, n: int, shape: tuple[int, ...], height: float) -> F64:
+    """The homography (grid -> image) of the plane ``height`` cells above a grid's (corners tl, tr, br, bl in a
+    picture of ``shape``), from the camera pose behind it."""
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    return _lifted(h, shape, height)
 
 
 def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] = (0.0, 0.0)) -> F64 | None:
@@ -539,6 +549,20 @@ def _scan_waves(n: int, px: int) -> tuple[F64, F64]:
     x = (np.arange(n * px) + 0.5) / px - n / 2.0
     waves = np.exp(-2j * np.pi * np.outer(np.linspace(0.88, 1.12, 25), x))
     return np.ascontiguousarray(waves.real.T), np.ascontiguousarray(waves.imag.T)
+
+
+def ball_share(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) -> F64:
+    """Per cell (rows, columns), how much of its middle looks like a ball (0..1), seen on the plane of the balls'
+    centres (when the parallax is worth modelling). ``image`` is BGR or Lab."""
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    raised = _raised(h, image.shape, n)
+    flat = rectify(image, h, n, pad=0, px=px)
+    view = rectify(image, raised, n, pad=0, px=px) if raised is not None else flat
+    _, ball = content_map(view, plastic_colour(flat, n, 0, px), px)
+    mid = _middle(px)
+    share = np.einsum("jyix,yx->ji", ball.reshape(n, px, n, px), mid) / float(mid.sum())
+    return np.asarray(share, np.float64)
 
 
 def ball_colours(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) -> float:

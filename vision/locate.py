@@ -12,7 +12,11 @@ cell's content, cups on the board's plane and balls on theirs, pulls the grid
 onto it) and scored by how many cells lock onto their centres. When no
 outline leads to a clear board, the balls' highlights give more guesses
 (:mod:`.balls`). A printed pattern of one-coloured dots scores less than
-balls, which wear every colour. Last, a slip by a whole cell is settled by an
+balls, which wear every colour. When nothing locks on well enough (few balls,
+cups that hardly show: the start position on a dark board), the board's
+outline alone may still give the grid, if the balls there are sit on its
+cells' centres at its own pitch (see ``Locator._from_outline``); such a grid
+comes with a low quality. Last, a slip by a whole cell is settled by an
 outline found where the board's edge would then be, or by where the cells
 stop (cups and balls on the grid's outer lines, none beyond).
 
@@ -64,6 +68,14 @@ FAST_SOURCES = 2  # maps of outlines tried first (the grey level's two halves; s
 # Cells within which an outline must lie of the board's edge (at all four corners) for a grid found from those
 # maps alone to stand: looser, a grid a whole cell out was let through now and then (its outline half a cell off).
 CONFIRM_TOL = 0.3
+# A grid from the board's outline alone (see Locator._from_outline): cells with a ball in their middle, at least,
+# how much of a cell's middle a ball fills (and above which it holds part of one), the most the balls may sit
+# off their cells' centres together and each after that, how near their highlights' offsets agree, and the
+# least share of cells locked on. Such a grid is given this quality (too low to be followed from frame to frame).
+OUTLINE_BALLS, OUTLINE_BALL, OUTLINE_PART = 3, 0.6, 0.25
+OUTLINE_SHIFT, OUTLINE_CENTRED, OUTLINE_LIT, OUTLINE_LOCKED = 0.35, 0.12, 0.1, 0.15
+OUTLINE_ALL_LIT = 0.9  # the share of those cells whose highlights must agree (at another pitch one drifts off)
+OUTLINE_AMBIGUOUS, OUTLINE_QUALITY = 0.4, 0.25
 
 
 def order_corners(points: npt.ArrayLike) -> F64:
@@ -178,7 +190,14 @@ class Locator:
         # A grid the balls' own lattice led to has that lattice for it too: it may show fewer of its
         # cells (a hand over half the board).
         if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
-            return None
+            # Few balls and faint cups (the start position on a dark board): the board's outline, checked
+            # by the balls there are.
+            found = self._from_outline(work, outlines)
+            if found is None:
+                return None
+            corners, score = found
+            corners = corners / scale
+            return GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, score)
         corners = best[1]
         view = seen.views.get(corners.tobytes())
         slip = self._settle(work, corners, outlines, view)
@@ -196,6 +215,66 @@ class Locator:
         n = self.n
         guesses = [g for quad in outlines for g in (_inset(quad, r, n) for r in FRAME_RATIOS)]
         return _distinct([g for g in guesses if _plausible(g, shape, n)], n)
+
+    def _from_outline(self, image: U8, outlines: Sequence[F64]) -> tuple[F64, float] | None:
+        """A grid from the board's outline alone, for a board whose cells hardly show (few balls, faint cups):
+        its corners and lattice score, or ``None``.
+
+        Each outline is taken for the board's outline or its frame's inner edge
+        (see :data:`FRAME_RATIOS`), moved to centre the balls in their cells, and
+        kept only when it passes :meth:`_outline_holds`. When outlines lead to
+        grids more than :data:`OUTLINE_AMBIGUOUS` cells apart, none is taken.
+        """
+        n = self.n
+        points = balls.highlights(image, coloured=False)
+        passed: list[tuple[F64, float]] = []
+        for quad in outlines:
+            for ratio in FRAME_RATIOS[:2]:
+                guess = _inset(quad, ratio, n)
+                if _plausible(guess, image.shape, n):
+                    held = self._outline_holds(image, guess, points)
+                    if held is not None:
+                        passed.append(held)
+        if not passed:
+            return None
+        best = max(passed, key=lambda p: p[1])
+        if any(_cells_apart(best[0], p[0], n) > OUTLINE_AMBIGUOUS for p in passed):
+            return None
+        return best
+
+    def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
+        """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
+        score, when it holds; ``None`` when not.
+
+        It holds when at least :data:`OUTLINE_BALLS` cells hold a ball and few
+        hold part of one; the balls sit on the cells' centres, all of them, after
+        one common shift of under :data:`OUTLINE_SHIFT` cells; their highlights,
+        lit by the same lamp, sit at one offset from their cells' centres in
+        nearly all of those cells (:data:`OUTLINE_ALL_LIT`; which holds only at the
+        grid's own pitch: at another the offsets drift from ball to ball); and
+        the cups and balls lock on its lattice, if weakly (:func:`lattice.lock`).
+        """
+        n = self.n
+        share = lattice.ball_share(image, guess, n)
+        full = share > OUTLINE_BALL
+        if int(full.sum()) < OUTLINE_BALLS or int(((share > OUTLINE_PART) & ~full).sum()) > 1:
+            return None
+        du, dv = _offsets(lattice.look(image, guess, n, pad=1))
+        su, sv = float(np.median(du[full])), float(np.median(dv[full]))
+        if max(abs(su), abs(sv)) > OUTLINE_SHIFT:
+            return None
+        box = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]]) + np.array([su, sv])
+        grid = apply_homography(grid_homography(guess, n), box)
+        view = lattice.look(image, grid, n, pad=1)
+        du, dv = _offsets(view)
+        if not np.all((np.abs(du[full]) < OUTLINE_CENTRED) & (np.abs(dv[full]) < OUTLINE_CENTRED)):
+            return None
+        if _lit_alike(points, grid, image.shape, n, full) < max(OUTLINE_BALLS, OUTLINE_ALL_LIT * int(full.sum())):
+            return None
+        locked, strength = lattice.lock(view)
+        if locked < OUTLINE_LOCKED or strength < 0.0:
+            return None
+        return grid, locked + strength / 3.0
 
     def track(self, image: U8, corners: F64) -> GridFit | None:
         """Follow a grid found before: a small alignment from ``corners``, no search (``None`` if it is lost).
@@ -331,6 +410,34 @@ class Locator:
                     step = 1
             shifts.append(step)
         return shifts[0], shifts[1]
+
+
+def _offsets(view: lattice.LatticeView) -> tuple[F64, F64]:
+    """How far (cells, along u and v) each cell's content sits from its centre."""
+    cu, cv = view.phases
+    return np.asarray(-np.angle(cu) / (2 * np.pi), np.float64), np.asarray(-np.angle(cv) / (2 * np.pi), np.float64)
+
+
+def _lit_alike(points: F64, corners: F64, shape: Sequence[int], n: int, full: npt.NDArray[np.bool_]) -> int:
+    """In how many of the cells marked ``full`` a highlight (``points``) sits at one common offset from the
+    cell's centre (within :data:`OUTLINE_LIT` cells), at the best such offset; seen on the highlights' plane."""
+    if not len(points):
+        return 0
+    try:
+        h = lattice.lifted(corners, n, (int(shape[0]), int(shape[1])), balls.HIGHLIGHT_HEIGHT)
+        uv = apply_homography(np.linalg.inv(h), points)
+    except (np.linalg.LinAlgError, ValueError):
+        return 0
+    uv = uv[np.all((uv > 0) & (uv < n), axis=1)]
+    cells = np.floor(uv).astype(int)
+    on = full[cells[:, 1], cells[:, 0]]
+    uv, cells = uv[on], cells[on]
+    offset = uv - cells - 0.5
+    best = 0
+    for o in offset:
+        near = np.abs((offset - o + 0.5) % 1.0 - 0.5).max(axis=1) < OUTLINE_LIT
+        best = max(best, len({(int(c[0]), int(c[1])) for c in cells[near]}))
+    return best
 
 
 def _outline_sources(image: U8) -> Iterator[Sequence[Any]]:
