@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import Position
-from rolit.vision.dataset import LABELS, random_board, random_hand_over, scenes, true_labels
+from rolit.vision.dataset import HIDDEN, LABELS, random_board, random_hand_over, scenes, true_labels
 from rolit.vision.features import features_from_lab
 from rolit.vision.synthetic.params import RenderParams
 from rolit.vision.synthetic.renderer import GroundTruth, render
@@ -50,8 +50,7 @@ def default_scene(seed: int) -> tuple[F64, npt.NDArray[np.int64]] | None:
     for scene in scenes([seed]):
         if scene.samples is None or scene.labels is None:
             return None
-        keep = scene.labels >= 0
-        return features_from_lab(scene.samples)[keep], scene.labels[keep]
+        return features_from_lab(scene.samples), _off_board_hidden(scene.labels)
     return None
 
 
@@ -71,6 +70,11 @@ def build(seeds: range, output: Path, jobs: int = 2) -> Counter[str]:
     np.savez_compressed(output, X=x, Y=y)
     log.info("%d of %d scenes found; %d cells", found, len(seeds), len(y))
     return Counter(LABELS[int(v)] for v in y)
+
+
+def _off_board_hidden(labels: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Cells a slipped grid reads off the board are labelled hidden: the model must not call the frame a cup."""
+    return np.where(labels < 0, HIDDEN, labels)
 
 
 CAMERA_SIZES = ((640, 360), (960, 540), (1280, 720))
@@ -109,8 +113,7 @@ def camera_scene(seed: int) -> tuple[F64, npt.NDArray[np.int64]] | None:
         return None
     fit, samples, features, _ = found
     labels = true_labels(fit, truth, n)
-    keep = labels >= 0
-    return camera_features(features, samples.top, profile)[keep], labels[keep]
+    return camera_features(features, samples.top, profile), _off_board_hidden(labels)
 
 
 def _true_rotation(corners: F64, truth: GroundTruth, n: int) -> int:
