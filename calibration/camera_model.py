@@ -8,10 +8,9 @@ background subtraction: a ball, or a hand, is what differs) and with each
 colour's reference, both as they are and relative to the light on the two
 spots. A gradient-boosted classifier trained on such comparisons from renders
 (``data/camera_cells.npz``, made by ``python -m rolit.calibration.train
---camera``) turns them into label probabilities. A colour the start position
-does not show (grey in Junior) has no reference until the referee accepts a
-board with it; its comparisons are missing values, which the classifier was
-trained to expect.
+--camera``) turns them into label probabilities. A colour outside the
+edition's palette (grey in classic, blue in Junior) has no reference; its
+comparisons are missing values, which the classifier was trained to expect.
 """
 
 from __future__ import annotations

@@ -250,9 +250,9 @@ class BoardReader:
     def learn(self, board: Board) -> None:
         """Follow the light: move the calibrated references towards the last frame, read as ``board``.
 
-        Call it with a board the referee accepted for the last frame read. A
-        colour the start position did not show (grey in Junior) gets its first
-        reference here.
+        Call it with a board the referee accepted for the last frame read, seen
+        clearly (a hand's cells would teach the references a hand). A colour
+        without a reference yet gets its first one here.
         """
         features = self.last_features
         n = self.variant.size
