@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.calibration import BoardReader, Profile
+from rolit.calibration.camera_model import camera_model
 from rolit.engine import RolitError
 from rolit.vision.observation import Observation
 
@@ -78,6 +79,8 @@ def real_reader_factory(profile_path: str | Path | None = None) -> ReaderFactory
         profile = load_profile(profile_path)
         if profile is not None and profile.variant != variant:
             profile = None  # made for another edition's board
+        if profile is not None and profile.calibrated:
+            camera_model()  # trained now, not on the worker's first frame (it would stall the camera)
         return BoardReader(variant=variant, profile=profile)
 
     return make

@@ -36,6 +36,7 @@
   }
   $("save-corners").onclick = () => { if (corners) post("/api/calibration/corners", { corners }); };
   $("auto-corners").onclick = () => { edited = false; post("/api/calibration/corners", { corners: null }); };
-  $("calibrate").onclick = () => post("/api/calibration/colours", {});
+  // An orientation chosen by hand, for when the start position's colours cannot tell it.
+  $("calibrate").onclick = () => post("/api/calibration/colours", $("turn").value === "" ? {} : { turn: Number($("turn").value) });
   refresh(); setInterval(refresh, 1000);
 })();

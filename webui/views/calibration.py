@@ -10,6 +10,7 @@ from typing import Any
 from flask import Response, current_app, jsonify
 
 from rolit.calibration import Profile, calibrate
+from rolit.calibration.camera_model import camera_model
 from rolit.engine.errors import RolitError
 from rolit.engine.messages import _
 
@@ -93,13 +94,20 @@ def calibrate_colours() -> Response:
     worker = table.worker
     if worker is None or worker.latest_frame is None:
         raise SessionError(_("There is no camera picture to calibrate from yet."), 409)
+    # The body is optional: {"turn": 0-3} gives the board's orientation when its colours cannot tell it.
+    try:
+        turn = _body().get("turn")
+    except SessionError:
+        turn = None
+    if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int) or turn not in (0, 1, 2, 3)):
+        raise SessionError(_("The turn must be 0, 1, 2 or 3 quarter turns."))
     variant = table.session.settings.variant
     # Corners given by hand stay: only the colours and the orientation are new.
     before = load_profile(table.profile_path)
     if before is not None and before.variant != variant:
         before = None
     try:
-        profile = calibrate(worker.latest_frame.image, variant, before)
+        profile = calibrate(worker.latest_frame.image, variant, before, rotation=turn)
     except RolitError as exc:
         log.info("calibration failed: %s", exc)
         raise SessionError(
@@ -107,5 +115,8 @@ def calibrate_colours() -> Response:
             422,
         ) from None
     _save(profile, table.profile_path)
-    worker.set_reader(table.reader_factory(table.session.settings.variant))
+    # Train the calibrated model here, not on the worker's next frame: that would stop the
+    # camera for seconds, and moves made meanwhile would reach the referee all at once.
+    camera_model()
+    worker.set_reader(table.reader_factory(variant))
     return jsonify(message=_("Colours calibrated and saved."))
