@@ -15,21 +15,15 @@ comparisons are missing values, which the classifier was trained to expect.
 
 from __future__ import annotations
 
-import logging
-import threading
-from importlib import resources
-
 import numpy as np
 import numpy.typing as npt
 
 from rolit.vision.features import FEATURE_NAMES
 
-from .model import LABELS, ColourModel
+from .model import LABELS, ColourModel, shipped_model
 from .profile import Profile
 
-__all__ = ["CAMERA_FEATURE_NAMES", "camera_features", "camera_model", "camera_training_data"]
-
-log = logging.getLogger(__name__)
+__all__ = ["CAMERA_FEATURE_NAMES", "camera_features", "camera_model"]
 
 F64 = npt.NDArray[np.float64]
 
@@ -100,24 +94,6 @@ def _votes(samples: F64, cells: F64, colours: dict[str, F64], local: dict[str, F
     return out
 
 
-def camera_training_data() -> tuple[F64, npt.NDArray[np.int64]]:
-    """The shipped labelled camera features from pairs of renders (start position, then a game position)."""
-    path = resources.files("rolit.calibration").joinpath("data/camera_cells.npz")
-    with path.open("rb") as fh:
-        data = np.load(fh)
-        return np.asarray(data["X"], np.float64), np.asarray(data["Y"], np.int64)
-
-
-_lock = threading.Lock()
-_model: ColourModel | None = None
-
-
 def camera_model() -> ColourModel:
-    """The calibrated model (trained once per process, in a few seconds)."""
-    global _model
-    with _lock:
-        if _model is None:
-            x, y = camera_training_data()
-            log.info("training the calibrated colour model on %d rendered cells", len(y))
-            _model = ColourModel.fit(x, y)
-        return _model
+    """The calibrated model (trained once per process, in several seconds)."""
+    return shipped_model("camera_cells.npz")

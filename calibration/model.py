@@ -296,23 +296,27 @@ def reading_from(probs: F64, threshold: float) -> Reading:
 
 
 _lock = threading.Lock()
-_default: ColourModel | None = None
+_trained: dict[str, ColourModel] = {}
 
 
-def training_data() -> tuple[F64, npt.NDArray[np.int64]]:
-    """The shipped labelled readings from synthetic renders."""
-    path = resources.files("rolit.calibration").joinpath("data/default_cells.npz")
+def training_data(name: str = "default_cells.npz") -> tuple[F64, npt.NDArray[np.int64]]:
+    """The shipped labelled readings ``data/<name>`` from synthetic renders."""
+    path = resources.files("rolit.calibration").joinpath(f"data/{name}")
     with path.open("rb") as fh:
         data = np.load(fh)
         return np.asarray(data["X"], np.float64), np.asarray(data["Y"], np.int64)
 
 
-def default_model() -> ColourModel:
-    """The model trained on renders (trained once per process, in about a second)."""
-    global _default
+def shipped_model(name: str) -> ColourModel:
+    """The model trained on the shipped readings ``data/<name>`` (trained once per process)."""
     with _lock:
-        if _default is None:
-            x, y = training_data()
-            log.info("training the default colour model on %d rendered cells", len(y))
-            _default = ColourModel.fit(x, y)
-        return _default
+        if name not in _trained:
+            x, y = training_data(name)
+            log.info("training the colour model of %s on %d rendered cells", name, len(y))
+            _trained[name] = ColourModel.fit(x, y)
+        return _trained[name]
+
+
+def default_model() -> ColourModel:
+    """The model trained on renders (trained once per process, in a few seconds)."""
+    return shipped_model("default_cells.npz")

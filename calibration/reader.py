@@ -88,7 +88,6 @@ class BoardReader:
         self._manual: F64 | None = (
             np.asarray(self.profile.corners, np.float64) if self.profile.corners is not None else None
         )
-        self.last_samples: CellSamples | None = None
         self.last_features: F64 | None = None
         self.last_timings: dict[str, float] = {}
         self._shape: tuple[int, int] | None = None
@@ -178,7 +177,7 @@ class BoardReader:
         self._corners = fit.corners
         samples = sample_cells(image, fit.homography, n)
         features = features_from_lab(samples)
-        self.last_samples, self.last_features = samples, features
+        self.last_features = features
         self.last_timings["sample"] = time.perf_counter() - t1
         return fit, samples, features, bool(moved)
 

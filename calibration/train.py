@@ -20,7 +20,7 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -55,20 +55,25 @@ def default_scene(seed: int) -> tuple[F64, npt.NDArray[np.int64]] | None:
 
 
 def build(seeds: range, output: Path, jobs: int = 2) -> Counter[str]:
-    """Render, read and label the scenes; save the features (float32) and labels."""
+    """Render, read and label the scenes for the default model; save the features (float32) and labels."""
+    return _build(default_scene, seeds, output, jobs)
+
+
+def _build(
+    scene: Callable[[int], tuple[F64, npt.NDArray[np.int64]] | None], seeds: range, output: Path, jobs: int
+) -> Counter[str]:
+    """Run ``scene`` on every seed in ``jobs`` processes; save the features (float32) and labels of those it read."""
     xs, ys = [], []
-    found = 0
     with Pool(jobs) as pool:
-        for result in pool.imap(default_scene, seeds, chunksize=4):
+        for result in pool.imap(scene, seeds, chunksize=4):
             if result is not None:
-                found += 1
                 xs.append(result[0])
                 ys.append(result[1])
     x = np.vstack(xs).astype(np.float32)
     y = np.concatenate(ys).astype(np.int8)
     output.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(output, X=x, Y=y)
-    log.info("%d of %d scenes found; %d cells", found, len(seeds), len(y))
+    log.info("%d of %d scenes read; %d cells", len(xs), len(seeds), len(y))
     return Counter(LABELS[int(v)] for v in y)
 
 
@@ -125,18 +130,7 @@ def _true_rotation(corners: F64, truth: GroundTruth, n: int) -> int:
 
 def build_camera(seeds: range, output: Path, jobs: int = 2) -> Counter[str]:
     """Render, calibrate, read and label the scenes for the calibrated model; save features and labels."""
-    xs, ys = [], []
-    with Pool(jobs) as pool:
-        for result in pool.imap(camera_scene, seeds, chunksize=4):
-            if result is not None:
-                xs.append(result[0])
-                ys.append(result[1])
-    x = np.vstack(xs).astype(np.float32)
-    y = np.concatenate(ys).astype(np.int8)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(output, X=x, Y=y)
-    log.info("%d of %d scenes used; %d cells", len(xs), len(seeds), len(y))
-    return Counter(LABELS[int(v)] for v in y)
+    return _build(camera_scene, seeds, output, jobs)
 
 
 DEFAULT_OUTPUT = str(Path(__file__).parent / "data" / "default_cells.npz")
