@@ -29,10 +29,10 @@ from rolit.vision.observation import Observation
 
 from .camera_model import camera_features, camera_model
 from .errors import CalibrationError
-from .model import EMPTY, HIDDEN, LABELS, ColourModel, default_model, reading_from
+from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
 
-__all__ = ["BoardReader", "calibrate", "board_square", "image_cell"]
+__all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell"]
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,31 @@ U8 = npt.NDArray[np.uint8]
 WEAK_FRAMES = 20
 
 # Confidence needed to trust a cell, without and with a calibrated profile.
-THRESHOLD_DEFAULT = 0.9
-THRESHOLD_CALIBRATED = 0.95
+THRESHOLD_DEFAULT = 0.95
+THRESHOLD_CALIBRATED = 0.97
+# Beside a cell a hand covers, a cell is trusted only at this confidence: a hand reaches further
+# than the cells it clearly covers, and a fingertip over a cup can look like a ball.
+THRESHOLD_BESIDE_HAND = 0.99
+
+
+def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_HAND) -> Reading:
+    """``reading`` (an n x n grid, row-major) with the cells beside hidden ones trusted only at ``threshold``.
+
+    >>> import numpy as np
+    >>> labels = np.array([HIDDEN, EMPTY, EMPTY, EMPTY])
+    >>> beside_hands(Reading(labels, np.array([0.9, 0.97, 0.995, 0.97]), labels != HIDDEN), 2).known.tolist()
+    [False, False, True, False]
+    """
+    hidden = (reading.labels == HIDDEN).reshape(n, n)
+    if not hidden.any():
+        return reading
+    grown = np.pad(hidden, 1)
+    near = np.zeros((n, n), bool)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            near |= grown[dy : dy + n, dx : dx + n]
+    known = reading.known & ~(near.ravel() & (reading.confidence < threshold))
+    return Reading(reading.labels, reading.confidence, known)
 
 
 def board_square(col: int, row: int, n: int, rotation: int) -> Square:
@@ -209,10 +232,10 @@ class BoardReader:
         n = self.variant.size
         if self.profile.calibrated:
             probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
-            reading = reading_from(probs, THRESHOLD_CALIBRATED)
+            reading = beside_hands(reading_from(probs, THRESHOLD_CALIBRATED), n)
         else:
             probs = self.model.probabilities(features, self.variant)
-            reading = reading_from(probs, THRESHOLD_DEFAULT)
+            reading = beside_hands(reading_from(probs, THRESHOLD_DEFAULT), n)
         t3 = time.perf_counter()
         cells: list[Cell] = [None] * (n * n)
         points: dict[Square, tuple[float, float]] = {}

@@ -4,7 +4,13 @@ A ball's top colour is what the player rolled up; near its rim the neighbouring
 segments show, and in an oblique view the top is well away from the cell's
 centre on the board (parallax), so each cell is read in a small disc round the
 projected top of a ball standing in it (from low down, a point of the up
-segment leaning towards the camera: see :meth:`Pose.visible_tops`). Features are robust statistics in Lab
+segment leaning towards the camera: see :meth:`Pose.visible_tops`). Where that
+is comes from the camera pose behind the grid, kept on the grid's own plane (see
+:class:`Pose`): within a fifth of a ball's radius of the true place on the
+renderer's scenes, typically. (Each cell used to look for the most ball-like spot
+nearby and move its reading there; from low down that pulled readings onto the
+ball behind, and once the pose kept to the grid it only made readings worse.)
+Features are robust statistics in Lab
 (medians and quantiles, which a highlight or a dark seam does not move much),
 taken relative to the board's plastic, so that the light's colour and strength
 matter less; the plastic is read at the grid-line crossings, where no ball ever is.
@@ -50,7 +56,6 @@ class CellSamples:
     cup: F32
     ring: F32
     plastic: F32
-    shift: F64  # per cell, how far (pixels) its ball was found from where the grid put it (0: not moved)
 
 
 def _disc_offsets(count: int) -> F64:
@@ -66,24 +71,6 @@ _ANGLES = np.linspace(0, 2 * np.pi, 12, endpoint=False)
 _RING = np.c_[np.cos(_ANGLES), np.sin(_ANGLES)]
 
 
-def _bilinear(image: F32, pts: F64) -> F32:
-    """Bilinear samples of ``image`` (any channels) at points: (count, channels), or (count,) for one channel."""
-    count = len(pts)
-    cols = 1024  # cv2.remap takes maps under 32767 wide: lay the points out in rows
-    rows = -(-count // cols)
-    padded = np.full((rows * cols, 2), -10.0, np.float32)
-    padded[:count] = pts
-    out = cv2.remap(
-        image,
-        padded[:, 0].reshape(rows, cols),
-        padded[:, 1].reshape(rows, cols),
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-    flat = out.reshape(rows * cols, -1)[:count] if out.ndim == 3 else out.reshape(-1)[:count]
-    return np.asarray(flat, np.float32)
-
-
 # Sub-pixel steps a pixel is cut into for bilinear weights (as cv2.remap does, INTER_TAB_SIZE).
 _TAB = 32
 
@@ -91,8 +78,8 @@ _TAB = 32
 def _lab_at(image: U8, pts: F64, origin: tuple[int, int] = (0, 0)) -> F32:
     """Lab (float, as ``cv2.cvtColor`` of the BGR scaled to 0..1) of a BGR image, bilinear at points: (count, 3).
 
-    The same as converting the whole picture to Lab and sampling it with
-    :func:`_bilinear` (edges replicated), but only the four pixels round each
+    The same as converting the whole picture to Lab and sampling it bilinearly
+    with ``cv2.remap`` (edges replicated), but only the four pixels round each
     point are converted: a frame's few thousand readings need a few thousand
     pixels, where converting the board's part of the frame cost milliseconds.
     The points are rounded (to 1/32 pixel, as cv2.remap does) as seen from
@@ -127,27 +114,15 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     tops = pose.project(pose.visible_tops(cells))
     centres = pose.project(np.c_[cells, np.full(count, BALL_CENTRE_HEIGHT)])
     radius = pose.ball_radius_px(tops3)
-    # The grid is rarely right to a fraction of a ball (lens distortion, a
-    # slightly wrong pose), so each cell looks for its ball near where it should
-    # be: the spot whose surroundings differ most from the plastic, and moves its
-    # reading there. Empty cells have no such spot and barely move.
     k = np.r_[np.arange(n) + 0.14, np.arange(1, n + 1) - 0.14]
     xu, xv = np.meshgrid(k, k)
     plastic_pts = apply_homography(homography, np.c_[xu.ravel(), xv.ravel()])
     cup = apply_homography(homography, cells)
-    # The board's part of the frame, where the balls are looked for (its plastic, beyond it a little of the
-    # frame and the table, set what counts as clearly a ball); readings are rounded as seen from its corner.
+    # Readings are rounded as seen from the corner of the board's part of the frame.
     pad = 2.0 * float(radius.max()) + 4.0
     everything = np.vstack([tops, centres, cup, plastic_pts])
     x0, y0 = (max(0, int(v)) for v in everything.min(axis=0) - pad)
-    x1 = min(size[0], int(everything[:, 0].max() + pad) + 1)
-    y1 = min(size[1], int(everything[:, 1].max() + pad) + 1)
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        x0, y0, x1, y1 = 0, 0, size[0], size[1]
     plastic = np.median(_lab_at(image, plastic_pts, (x0, y0)), axis=0).astype(np.float32)
-    shift = _snap_to_balls(image, (x0, y0, x1, y1), plastic, centres, radius)
-    centres = centres + shift
-    tops = tops + shift
     # The top disc: a third of the ball's apparent radius, round the top.
     disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2)
     ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2)
@@ -155,51 +130,7 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     top_lab = lab[: len(disc)].reshape(count, _DISC, 3)
     ring_lab = lab[len(disc) : len(disc) + len(ring)].reshape(count, len(_RING), 3)
     cup_lab = lab[len(disc) + len(ring) :]
-    return CellSamples(tops, top_lab, cup_lab, ring_lab, plastic, shift)
-
-
-# Pixels of a ball's apparent radius at the resolution the balls are looked for at (see _snap_to_balls).
-SNAP_RADIUS_PX = 8.0
-
-
-def _snap_to_balls(image: U8, box: tuple[int, int, int, int], plastic: F32, centres: F64, radius: F64) -> F64:
-    """Per cell, the image shift (pixels) that puts a ball-sized disc on the most ball-like spot nearby.
-
-    Only the part ``box`` (x0, y0, x1, y1) of the frame is looked at, reduced
-    (by a whole factor, pixels averaged) to a few pixels a ball's radius: the
-    response is averaged over a ball-sized box anyway, and converting the part
-    at full size to Lab cost more than all the rest of reading the cells.
-    """
-    x0, y0, x1, y1 = box
-    r = float(np.median(radius))
-    factor = max(1, int(r / SNAP_RADIUS_PX))
-    x1, y1 = x0 + (x1 - x0) // factor * factor, y0 + (y1 - y0) // factor * factor
-    if x1 - x0 < 2 * factor or y1 - y0 < 2 * factor:
-        return np.zeros_like(centres)
-    part: npt.NDArray[Any] = image[y0:y1, x0:x1]
-    if factor > 1:
-        part = cv2.resize(part, ((x1 - x0) // factor, (y1 - y0) // factor), interpolation=cv2.INTER_AREA)
-    lab: F32 = cv2.cvtColor(part.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-    # How far each pixel is from the plastic (lightness counted once, colour twice), with OpenCV's own
-    # per-pixel arithmetic: numpy's temporaries cost several times more.
-    diff = cv2.subtract(lab, np.array([plastic[0], plastic[1], plastic[2], 0.0], np.float64))
-    ballness = cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), np.array([[1.0, 2.0, 2.0]], np.float32)))
-    k = max(3, round(1.3 * r / factor) | 1)
-    response = cv2.blur(ballness, (k, k))
-    steps = np.linspace(-0.7, 0.7, 9)
-    dx, dy = np.meshgrid(steps, steps)
-    offsets = np.c_[dx.ravel(), dy.ravel()]
-    pts = (centres[:, None, :] + offsets[None, :, :] * radius[:, None, None]).reshape(-1, 2)
-    # Full-size pixel centres to the reduced part's (a reduced pixel averages factor x factor of them).
-    vals = _bilinear(response, (pts - [x0, y0] + 0.5) / factor - 0.5).reshape(len(centres), len(offsets))
-    rows = np.arange(len(centres))
-    best = np.argmax(vals, axis=1)
-    centre_val = vals[:, len(offsets) // 2]
-    gain = vals[rows, best] - centre_val
-    shift = offsets[best] * radius[:, None]
-    # Only move where a ball is clearly there and the move clearly helps.
-    strong = (vals[rows, best] > 2.0 * float(np.median(response))) & (gain > 0.05 * centre_val)
-    return np.asarray(np.where(strong[:, None], shift, 0.0), np.float64)
+    return CellSamples(tops, top_lab, cup_lab, ring_lab, plastic)
 
 
 def features_from_lab(samples: CellSamples, transform: F64 | None = None) -> F64:

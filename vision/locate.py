@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import balls, lattice
+from .pose import Pose
 
 __all__ = ["GridFit", "Locator", "apply_homography", "grid_homography", "order_corners"]
 
@@ -59,6 +60,7 @@ SLIP_GAIN, SLIP_DROP, SLIP_LINE = 0.2, 0.6, 0.3
 SLIP_EMPTY, SLIP_FULL = 0.05, 0.5  # an outer line with no cells in it, and one that surely has them
 SLIP_SPILL = 1.0  # more evidence needed for a cell gained on the far side, per cell of parallax
 OUTLINE_TOL, OUTLINE_FAR = 0.6, 1.0  # cells: outlines that agree with a grid, and that do not (see _outline_slip)
+OUTLINE_CLEARER = 0.5  # or the slipped grid's outline agrees this many times better than the grid's own
 FAIR = 0.75  # lattice quality below which the balls' lattice is tried too
 SURE = 0.9  # lattice quality no other object in the picture comes near: the search stops there
 PLAIN, PLAIN_PENALTY = 0.08, 0.12  # see lattice.ball_colours
@@ -178,7 +180,7 @@ class Locator:
         # again from every outline, as if this had not been tried (what was worked out is kept).
         outlines = self.candidates(work, FAST_SOURCES)
         best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
-        if best is None or best[0] < SURE or not _confirmed(outlines, best[1], n):
+        if best is None or best[0] < SURE or not _confirmed(outlines, best[1], n, work.shape):
             outlines = self.candidates(work)
             best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
             if best is None or best[0] < FAIR:
@@ -380,7 +382,7 @@ class Locator:
         much like them. ``view`` is the grid's :func:`lattice.look` (two cells round it), when already made.
         """
         n = self.n
-        slip = _outline_slip(outlines, corners, n)
+        slip = _outline_slip(outlines, corners, n, image.shape)
         if slip is not None:
             return slip
         view = lattice.look(image, corners, n) if view is None else view
@@ -468,51 +470,81 @@ def _outline_sources(image: U8) -> Iterator[Sequence[Any]]:
             yield cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
 
 
-def _outline_slip(outlines: Sequence[F64], corners: F64, n: int) -> tuple[int, int] | None:
+def _outline_slip(
+    outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None
+) -> tuple[int, int] | None:
     """The slip (whole cells along u and v) that puts the board's outline, or its frame's inner edge, where an
     outline found in the picture is, when that is clear; ``None`` when it is not.
 
     Clear means: for the slipped grid some outline lies within ``OUTLINE_TOL``
     cells of where the board's edge would be, at all four corners, and for the
-    grid as it is none comes within ``OUTLINE_FAR``.
+    grid as it is none comes within ``OUTLINE_FAR``, or none within
+    ``1 / OUTLINE_CLEARER`` times as near.
     """
-    miss = _outline_misses(outlines, corners, n)
+    miss = _outline_misses(outlines, corners, n, shape)
     if not miss:
         return None
     slip = min(miss, key=lambda key: miss[key])
-    if slip != (0, 0) and miss[slip] < OUTLINE_TOL and miss[(0, 0)] > OUTLINE_FAR:
+    if slip == (0, 0) or miss[slip] >= OUTLINE_TOL:
+        return None
+    if miss[(0, 0)] > OUTLINE_FAR or miss[slip] < OUTLINE_CLEARER * miss[(0, 0)]:
         return slip
     return None
 
 
-def _outline_misses(outlines: Sequence[F64], corners: F64, n: int) -> dict[tuple[int, int], float]:
+def _outline_misses(
+    outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None
+) -> dict[tuple[int, int], float]:
     """For the grid slipped by each whole cell (u, v: -1, 0 or 1 each), how near (in cells, at the worst of its
     four corners) the nearest outline comes to the board's outline or its frame's inner edge; empty without
-    outlines."""
+    outlines.
+
+    With the picture's ``shape`` the board's outline as seen from the side counts too: from low down the
+    board's near side face shows below its top, and the outline found runs round both (see :func:`_silhouette`).
+    """
     if not len(outlines):
         return {}
     h = grid_homography(corners, n)
     pitch = float(np.mean(np.linalg.norm(np.diff(np.r_[corners, corners[:1]], axis=0), axis=1))) / n
     found = np.asarray(outlines, np.float64)  # (k, 4, 2)
     turns = np.stack([np.roll(found, -s, axis=1) for s in range(4)], axis=1)  # (k, 4 turns, 4, 2)
+    pose = Pose.from_homography(h, (int(shape[1]), int(shape[0]))) if shape is not None else None
     miss: dict[tuple[int, int], float] = {}
     for du in (-1, 0, 1):
         for dv in (-1, 0, 1):
             best = np.inf
+            edges = []
             for r in FRAME_RATIOS[:2]:
                 box = np.array([[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]]) + np.array([du, dv])
-                edge = apply_homography(h, box)
+                edges.append(apply_homography(h, box))
+                if pose is not None and r == FRAME_RATIOS[0]:
+                    edges.append(_silhouette(pose, box))
+            for edge in edges:
                 far = np.max(np.linalg.norm(turns - edge[None, None], axis=3), axis=2)
                 best = min(best, float(np.min(far)) / pitch)
             miss[(du, dv)] = best
     return miss
 
 
-def _confirmed(outlines: Sequence[F64], corners: F64, n: int) -> bool:
+# The board's thickness in cells (a classic board: 14 mm at a 30 mm pitch).
+BOARD_THICKNESS = 14.0 / 30.0
+
+
+def _silhouette(pose: Pose, box: F64) -> F64:
+    """The picture of a board whose top face is ``box`` (grid coordinates) as its outline shows it: each corner
+    where the top face's is, or its bottom face's where that lies further out (the near side)."""
+    top = pose.project(np.c_[box, np.zeros(4)])
+    bottom = pose.project(np.c_[box, np.full(4, -BOARD_THICKNESS)])
+    middle = top.mean(axis=0)
+    out = np.linalg.norm(bottom - middle, axis=1) > np.linalg.norm(top - middle, axis=1)
+    return np.asarray(np.where(out[:, None], bottom, top), np.float64)
+
+
+def _confirmed(outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None) -> bool:
     """Whether some outline lies within ``CONFIRM_TOL`` cells (at all four corners) of where the board's
     outline or its frame's inner edge is for this grid: then no outline found elsewhere could make
     :func:`_outline_slip` move it, as that wants none within ``OUTLINE_FAR`` of the grid as it is."""
-    return _outline_misses(outlines, corners, n).get((0, 0), np.inf) < CONFIRM_TOL
+    return _outline_misses(outlines, corners, n, shape).get((0, 0), np.inf) < CONFIRM_TOL
 
 
 def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:

@@ -47,11 +47,22 @@ TOP_LEAN_MAX = 27.0
 
 @dataclass(frozen=True)
 class Pose:
-    """Intrinsics ``K`` and the board's rotation ``R`` (columns: u axis, v axis, up) and translation ``t``."""
+    """Intrinsics ``K`` and the board's rotation ``R`` (columns: u axis, v axis, up) and translation ``t``.
+
+    ``fix`` (3x3, image to image) takes the rigid camera's picture of the board
+    plane onto the homography the pose came from. A homography fitted to real
+    pixels (a grid a little off, lens distortion) is rarely exactly a rigid
+    camera's, and the focal length behind it is ill-conditioned: from low down
+    a grid a twentieth of a cell off can move the rigid camera's picture of the
+    board by a whole ball. With ``fix`` applied, points on the board land
+    exactly where the homography puts them and points above it move with them,
+    so only the parallax (small) comes from the pose.
+    """
 
     K: F64
     R: F64
     t: F64
+    fix: F64 | None = None
 
     @classmethod
     def from_homography(cls, h: npt.ArrayLike, size: tuple[int, int], hfov_prior: float = 64.0) -> Pose:
@@ -76,7 +87,11 @@ class Pose:
         r3 = np.cross(r1, r2)
         if r3 @ t > 0:  # "up" points from the board towards the camera
             r3 = -r3
-        return cls(k, np.column_stack([r1, r2, r3]), t)
+        try:
+            fix = hm @ np.linalg.inv(k @ np.column_stack([r1, r2, t]))
+        except np.linalg.LinAlgError:
+            fix = None
+        return cls(k, np.column_stack([r1, r2, r3]), t, fix)
 
     @property
     def focal(self) -> float:
@@ -91,7 +106,7 @@ class Pose:
     def project(self, points: npt.ArrayLike) -> F64:
         """Image pixels of board points ``(u, v, height)``."""
         c = self.to_camera(points)
-        p = c @ self.K.T
+        p = c @ self.K.T if self.fix is None else c @ (self.fix @ self.K).T
         return np.asarray(p[:, :2] / p[:, 2:3], np.float64)
 
     @property
