@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
+from rolit.vision.lattice import shifted
 from rolit.vision.locate import GridFit, Locator, grid_homography, order_corners
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
@@ -41,6 +42,8 @@ U8 = npt.NDArray[np.uint8]
 
 # Frames the tracked grid may look wrong (a hand, a blur) before the board is searched for again.
 WEAK_FRAMES = 20
+# Least lattice score for the grid seen at calibration to be taken again without a search.
+SEEN_ACCEPT = 0.5
 
 # Confidence needed to trust a cell, without and with a calibrated profile.
 THRESHOLD_DEFAULT = 0.95
@@ -148,6 +151,12 @@ class BoardReader:
         if self._manual is not None:
             return GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0)
         anchor = self._anchor
+        if anchor is None and self.profile.calibrated and self.profile.seen_corners is not None:
+            # The camera rarely moves during a game: first look where the board was at calibration.
+            seen = self.locator.track(image, np.asarray(self.profile.seen_corners, np.float64))
+            if seen is not None and seen.score >= SEEN_ACCEPT:
+                self._anchor, self._weak = seen, 0
+                return seen
         if anchor is not None:
             tracked = self.locator.track(image, anchor.corners)
             if tracked is not None and tracked.score >= 0.6 * anchor.score:
@@ -191,7 +200,7 @@ class BoardReader:
         if fit is None:
             self._corners = None
             return None
-        fit = self._in_calibrated_order(fit)
+        fit = self._on_calibrated_grid(self._in_calibrated_order(fit))
         n = self.variant.size
         cell = float(np.linalg.norm(fit.corners[1] - fit.corners[0])) / n
         shift = float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) if previous is not None else 0.0
@@ -203,6 +212,33 @@ class BoardReader:
         self.last_features = features
         self.last_timings["sample"] = time.perf_counter() - t1
         return fit, samples, features, bool(moved)
+
+    def _on_calibrated_grid(self, fit: GridFit) -> GridFit:
+        """The fit moved by whole cells onto the grid seen at calibration, when it is that grid a cell out.
+
+        The camera rarely moves during a game, and a grid a whole cell out
+        (the lattice of cups and balls looks alike a cell further on) is the
+        commonest way of finding a board wrongly; the start position fixed the
+        grid at calibration (see :func:`_start_offset`). A board moved by about
+        a cell and no more, and not turned at all, would be read a cell out; the
+        referee then sees a position that does not follow.
+        """
+        seen = self.profile.seen_corners
+        if seen is None or self._manual is not None or not self.profile.calibrated:
+            return fit
+        ref = np.asarray(seen, np.float64)
+        n = self.variant.size
+        pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / n
+        gaps = {
+            (du, dv): float(np.max(np.linalg.norm(shifted(fit.corners, n, du, dv) - ref, axis=1))) / pitch
+            for du in (-1, 0, 1)
+            for dv in (-1, 0, 1)
+        }
+        step = min(gaps, key=lambda key: gaps[key])
+        if step == (0, 0) or gaps[step] > SAME_GRID:
+            return fit
+        corners = shifted(fit.corners, n, *step)
+        return GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
 
     def _in_calibrated_order(self, fit: GridFit) -> GridFit:
         """The fit with its corners in the order they had at calibration.
@@ -340,6 +376,14 @@ def calibrate(
     fit, _, features, _ = found
     n = v.size
     probs = reader.model.probabilities(features, v)
+    step = _start_offset(probs, n)
+    if step != (0, 0):
+        # The grid was found a cell out: the balls the start position has in the centre are off it.
+        log.info("calibration: the grid moved by %s cells to centre the start position", step)
+        corners = shifted(fit.corners, n, *step)
+        fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+        features = features_from_lab(sample_cells(image, fit.homography, n))
+        probs = reader.model.probabilities(features, v)
     start = Position.start(v).board()
     if rotation is None:
         rotation = _start_rotation(probs, start, n)
@@ -361,6 +405,39 @@ def calibrate(
         seen_corners=fit.corners.tolist(),
     )
 
+
+# A ball read at this confidence counts for placing the start position (see _start_offset).
+START_SURE = 0.9
+
+
+def _start_offset(probs: F64, n: int) -> tuple[int, int]:
+    """How many whole cells (u, v) the grid must move for the balls read surely to be the start's centre block.
+
+    >>> import numpy as np
+    >>> probs = np.zeros((36, 7)); probs[:, EMPTY] = 1.0
+    >>> for i in (15, 16, 21, 22):  # the centre block of a 6x6 grid, one column to the right
+    ...     probs[i] = 0.0; probs[i, 1 + i % 2] = 1.0
+    >>> _start_offset(probs, 6)
+    (1, 0)
+    """
+    labels = np.argmax(probs, axis=1)
+    sure = (labels > EMPTY) & (labels < HIDDEN) & (probs.max(axis=1) >= START_SURE)
+    if sure.sum() < 3:
+        return (0, 0)
+    rows, cols = np.divmod(np.flatnonzero(sure), n)
+    centre = (n - 1) / 2.0
+    off_u, off_v = float(cols.mean()) - centre, float(rows.mean()) - centre
+    step = (round(off_u), round(off_v))
+    if max(abs(step[0]), abs(step[1])) != 1 or abs(off_u - step[0]) > 0.25 or abs(off_v - step[1]) > 0.25:
+        return (0, 0)
+    # Every ball read surely must then be in the centre block.
+    if np.any(np.abs(cols - step[0] - centre) > 0.5) or np.any(np.abs(rows - step[1] - centre) > 0.5):
+        return (0, 0)
+    return step
+
+
+# How near (cells, at the worst corner) a grid moved by whole cells must come to the calibration's to be it.
+SAME_GRID = 0.3
 
 # How many times likelier the best turn of the start position must be than the next.
 ROTATION_MARGIN = 20.0

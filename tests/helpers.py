@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rolit.engine import Board, Colour, Position, parse_square
 
 
@@ -18,6 +20,23 @@ def position_with(turn: Colour, size: int = 8, variant: str | None = None, playe
     """A position with the given balls and ``turn`` to move."""
     v = variant or {8: "classic", 6: "quick6", 4: "quick4"}[size]
     return Position.from_board(board_with(size, **balls), v, turn=turn, players=players)
+
+
+def unseen_scene(k: int) -> tuple[str, Board, Any]:
+    """Scene ``k`` of the vision bench's unseen range (no hand): its variant, board and render parameters."""
+    import random
+
+    import numpy as np
+
+    from rolit.calibration.bench import TEST_SEED0
+    from rolit.vision.dataset import random_board
+    from rolit.vision.synthetic.params import RenderParams
+
+    seed = TEST_SEED0 + k
+    rng = random.Random(seed)
+    variant = rng.choice(("classic", "classic", "quick6", "junior"))
+    board = random_board(rng, variant)
+    return variant, board, RenderParams.random(np.random.default_rng(seed), size=(1280, 720), scene_seed=seed)
 
 
 def names(squares: list[int]) -> list[str]:

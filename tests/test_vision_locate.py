@@ -14,6 +14,8 @@ from rolit.vision.synthetic.demo import DEMO_PARAMS
 from rolit.vision.synthetic.params import RenderParams
 from rolit.vision.synthetic.renderer import render
 
+from helpers import unseen_scene
+
 
 def _error_in_cells(found: np.ndarray, truth: list[tuple[float, float]], n: int) -> float:
     gt = np.asarray(truth, np.float64)
@@ -303,16 +305,7 @@ def test_a_board_seen_from_low_down_is_placed_by_its_outline_side_face_and_all()
     # A dark green board on a pale table at 35 degrees: the line of cells beyond its far edge hardly shows
     # (cups there are faint), so only the outline tells that the grid is a cell too near the camera. From
     # this low the outline runs round the board's near side face too; counting that settles it.
-    import random
-
-    from rolit.calibration.bench import TEST_SEED0
-    from rolit.vision.dataset import random_board
-
-    seed = TEST_SEED0 + 230
-    rng = random.Random(seed)
-    variant = rng.choice(("classic", "classic", "quick6", "junior"))
-    board = random_board(rng, variant)
-    params = RenderParams.random(np.random.default_rng(seed), size=(1280, 720), scene_seed=seed)
+    variant, board, params = unseen_scene(230)
     assert params.elevation < 40
     image, truth = render(board, params, variant=variant)
     fit = Locator(board.size).locate(image)
