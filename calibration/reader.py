@@ -380,8 +380,8 @@ def calibrate(
     if step != (0, 0):
         # The grid was found a cell out: the balls the start position has in the centre are off it.
         log.info("calibration: the grid moved by %s cells to centre the start position", step)
-        corners = shifted(fit.corners, n, *step)
-        fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+        centred = shifted(fit.corners, n, *step)
+        fit = GridFit(centred, grid_homography(centred, n), fit.quality, fit.score)
         features = features_from_lab(sample_cells(image, fit.homography, n))
         probs = reader.model.probabilities(features, v)
     start = Position.start(v).board()
