@@ -110,6 +110,8 @@ class BoardReader:
         # The last grid found with confidence, kept through hands and blur; a new
         # search only when it has looked wrong for a while (the board moved).
         self._anchor: GridFit | None = None
+        # The last grid came from a search that only just took it (see locate).
+        self._doubtful = False
         self._weak = 0
         self._manual: F64 | None = (
             np.asarray(self.profile.corners, np.float64) if self.profile.corners is not None else None
@@ -129,6 +131,7 @@ class BoardReader:
         self._corners = None
         self._anchor = None
         self._weak = 0
+        self._doubtful = False
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -148,6 +151,7 @@ class BoardReader:
     def locate(self, image: U8) -> GridFit | None:
         """Where the grid is in ``image`` (manual corners, tracking, or a full search)."""
         n = self.variant.size
+        self._doubtful = False
         if self._manual is not None:
             return GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0)
         anchor = self._anchor
@@ -171,6 +175,9 @@ class BoardReader:
         fit = self.locator.locate(image)
         if fit is not None and fit.quality >= 0.5:
             self._anchor, self._weak = fit, 0
+        # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
+        # more often than not): its cells are not trusted, though it says where the board is.
+        self._doubtful = fit is not None and fit.quality <= 0.0
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
             marked = find_marker_corners(image)
@@ -272,6 +279,8 @@ class BoardReader:
         else:
             probs = self.model.probabilities(features, self.variant)
             reading = beside_hands(reading_from(probs, THRESHOLD_DEFAULT), n)
+        if self._doubtful:
+            reading = Reading(reading.labels, reading.confidence, np.zeros_like(reading.known))
         t3 = time.perf_counter()
         cells: list[Cell] = [None] * (n * n)
         points: dict[Square, tuple[float, float]] = {}

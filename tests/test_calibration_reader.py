@@ -175,3 +175,13 @@ def test_a_grid_found_a_cell_out_of_the_calibrations_is_moved_back_onto_it() -> 
     # A grid somewhere else altogether (the camera moved) is left alone.
     far = seen + np.array([200.0, 0.0])
     assert np.allclose(reader._on_calibrated_grid(GridFit(far, grid_homography(far, 8), 1.0, 1.0)).corners, far)
+
+
+def test_cells_of_a_grid_a_search_only_just_took_are_not_trusted() -> None:
+    # At 38 degrees a full 6x6 board: the search's best grid is skewed half a cell and scores no better
+    # than the least it takes. The board is there, but reading those cells gave a dozen wrong colours.
+    variant, board, params = unseen_scene(38)
+    image, _ = render(board, params, variant=variant)
+    observed = BoardReader(variant).read(image)
+    assert observed.board is not None and observed.quality == 0.0
+    assert all(observed.board[row * 8 + col] is UNKNOWN for row in range(board.size) for col in range(board.size))
