@@ -4,13 +4,10 @@ A ball's top colour is what the player rolled up; near its rim the neighbouring
 segments show, and in an oblique view the top is well away from the cell's
 centre on the board (parallax), so each cell is read in a small disc round the
 projected top of a ball standing in it (from low down, a point of the up
-segment leaning towards the camera: see :meth:`Pose.visible_tops`). Where that
-is comes from the camera pose behind the grid, kept on the grid's own plane (see
-:class:`Pose`): within a fifth of a ball's radius of the true place on the
-renderer's scenes, typically. (Each cell used to look for the most ball-like spot
-nearby and move its reading there; from low down that pulled readings onto the
-ball behind, and once the pose kept to the grid it only made readings worse.)
-Features are robust statistics in Lab
+segment leaning towards the camera: see :meth:`Pose.visible_tops`), placed by
+the camera pose behind the grid, which keeps the grid's own plane (see
+:class:`Pose`). No cell searches for a ball-like spot nearby: from low down that
+finds the ball behind. Features are robust statistics in Lab
 (medians and quantiles, which a highlight or a dark seam does not move much),
 taken relative to the board's plastic, so that the light's colour and strength
 matter less; the plastic is read at the grid-line crossings, where no ball ever is.
