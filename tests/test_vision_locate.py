@@ -311,3 +311,14 @@ def test_a_board_seen_from_low_down_is_placed_by_its_outline_side_face_and_all()
     fit = Locator(board.size).locate(image)
     assert fit is not None
     assert _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+
+
+def test_the_start_on_a_black_board_is_found_from_its_outline_among_nested_ones() -> None:
+    # Four balls on a black board whose cups do not show: only the outline places the grid. The board's
+    # edge and its frame's both lead to grids that centre the four balls, at slightly different pitches;
+    # the one whose cells lock on clearly better is taken (before, the pair was ambiguous and none was).
+    variant, board, params = unseen_scene(314)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    fit = Locator(board.size).locate(image)
+    assert fit is not None
+    assert _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35

@@ -78,6 +78,7 @@ OUTLINE_BALLS, OUTLINE_BALL, OUTLINE_PART = 3, 0.6, 0.25
 OUTLINE_SHIFT, OUTLINE_CENTRED, OUTLINE_LIT, OUTLINE_LOCKED = 0.35, 0.12, 0.1, 0.15
 OUTLINE_ALL_LIT = 0.9  # the share of those cells whose highlights must agree (at another pitch one drifts off)
 OUTLINE_AMBIGUOUS, OUTLINE_QUALITY = 0.4, 0.25
+OUTLINE_RIVAL = 0.8  # a grid elsewhere scoring this share of the best one's makes the outline fallback ambiguous
 
 
 def order_corners(points: npt.ArrayLike) -> F64:
@@ -240,7 +241,9 @@ class Locator:
         if not passed:
             return None
         best = max(passed, key=lambda p: p[1])
-        if any(_cells_apart(best[0], p[0], n) > OUTLINE_AMBIGUOUS for p in passed):
+        # Nested outlines (the board's edge, its frame's) lead to grids of slightly different pitch that
+        # all centre a few balls; another grid counts against the best only when it locks on nearly as well.
+        if any(_cells_apart(best[0], p[0], n) > OUTLINE_AMBIGUOUS and p[1] > OUTLINE_RIVAL * best[1] for p in passed):
             return None
         return best
 
