@@ -24,7 +24,7 @@ import numpy.typing as npt
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.lattice import shifted
-from rolit.vision.locate import GridFit, Locator, grid_homography, order_corners
+from rolit.vision.locate import GridFit, Locator, apply_homography, grid_homography, order_corners
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
 
@@ -149,11 +149,15 @@ class BoardReader:
         self.profile.corners = self._manual.tolist()
 
     def locate(self, image: U8) -> GridFit | None:
-        """Where the grid is in ``image`` (manual corners, tracking, or a full search)."""
+        """Where the grid is in ``image`` (manual corners, tracking, or a full search).
+
+        A grid found afresh is put in the calibration's corner order and onto its
+        grid (see :meth:`_as_calibrated`); a tracked one keeps what it followed.
+        """
         n = self.variant.size
         self._doubtful = False
         if self._manual is not None:
-            return GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0)
+            return self._as_calibrated(GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0))
         anchor = self._anchor
         if anchor is None and self.profile.calibrated and self.profile.seen_corners is not None:
             # The camera rarely moves during a game: first look where the board was at calibration.
@@ -173,16 +177,18 @@ class BoardReader:
                 # Probably a hand over the board: keep the grid, and let the cells say what they can.
                 return GridFit(anchor.corners, anchor.homography, 0.5 * anchor.quality, anchor.score)
         fit = self.locator.locate(image)
-        if fit is not None and fit.quality >= 0.5:
-            self._anchor, self._weak = fit, 0
-        # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
-        # more often than not): its cells are not trusted, though it says where the board is.
-        self._doubtful = fit is not None and fit.quality <= 0.0
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
             marked = find_marker_corners(image)
-            if marked is not None:
-                return GridFit(marked, grid_homography(marked, n), 1.0, 1.0)
+            if marked is None:
+                return None
+            return self._as_calibrated(GridFit(marked, grid_homography(marked, n), 1.0, 1.0))
+        fit = self._as_calibrated(fit)
+        if fit.quality >= 0.5:
+            self._anchor, self._weak = fit, 0
+        # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
+        # more often than not): its cells are not trusted, though it says where the board is.
+        self._doubtful = fit.quality <= 0.0
         return fit
 
     def readings(self, image: U8) -> tuple[GridFit, CellSamples, F64, bool] | None:
@@ -207,7 +213,6 @@ class BoardReader:
         if fit is None:
             self._corners = None
             return None
-        fit = self._on_calibrated_grid(self._in_calibrated_order(fit))
         n = self.variant.size
         cell = float(np.linalg.norm(fit.corners[1] - fit.corners[0])) / n
         shift = float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) if previous is not None else 0.0
@@ -219,6 +224,10 @@ class BoardReader:
         self.last_features = features
         self.last_timings["sample"] = time.perf_counter() - t1
         return fit, samples, features, bool(moved)
+
+    def _as_calibrated(self, fit: GridFit) -> GridFit:
+        """A grid found afresh in the calibration's corner order, and moved onto its grid when a cell out."""
+        return self._on_calibrated_grid(self._in_calibrated_order(fit))
 
     def _on_calibrated_grid(self, fit: GridFit) -> GridFit:
         """The fit moved by whole cells onto the grid seen at calibration, when it is that grid a cell out.
@@ -236,16 +245,14 @@ class BoardReader:
         ref = np.asarray(seen, np.float64)
         n = self.variant.size
         pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / n
-        gaps = {
-            (du, dv): float(np.max(np.linalg.norm(shifted(fit.corners, n, du, dv) - ref, axis=1))) / pitch
-            for du in (-1, 0, 1)
-            for dv in (-1, 0, 1)
-        }
+        box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+        steps = [(du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1)]
+        moved = {step: apply_homography(fit.homography, box + np.array(step)) for step in steps}
+        gaps = {step: float(np.max(np.linalg.norm(corners - ref, axis=1))) / pitch for step, corners in moved.items()}
         step = min(gaps, key=lambda key: gaps[key])
         if step == (0, 0) or gaps[step] > SAME_GRID:
             return fit
-        corners = shifted(fit.corners, n, *step)
-        return GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+        return GridFit(moved[step], grid_homography(moved[step], n), fit.quality, fit.score)
 
     def _in_calibrated_order(self, fit: GridFit) -> GridFit:
         """The fit with its corners in the order they had at calibration.

@@ -152,6 +152,12 @@ class LatticeView:
         """:func:`cell_phases` of the grid's own cells (computed once)."""
         return cell_phases(self)
 
+    @functools.cached_property
+    def offsets(self) -> tuple[F64, F64]:
+        """Per cell, how far (cells, along u and along v) its content sits from its centre (from :attr:`phases`)."""
+        cu, cv = self.phases
+        return np.asarray(-np.angle(cu) / (2 * np.pi), np.float64), np.asarray(-np.angle(cv) / (2 * np.pi), np.float64)
+
 
 def rectify(image: npt.NDArray[Any], h: F64, n: int, pad: int = PAD, px: int = PX) -> F32:
     """The image round a grid (homography ``h``: grid -> image) at ``px`` pixels a cell, in Lab.
@@ -219,8 +225,7 @@ def _lifted(h: F64, shape: tuple[int, ...], height: float) -> F64:
 def lifted(corners: F64, n: int, shape: tuple[int, ...], height: float) -> F64:
     """The homography (grid -> image) of the plane ``height`` cells above a grid's (corners tl, tr, br, bl in a
     picture of ``shape``), from the camera pose behind it."""
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    h = _grid_homography(corners, n)
     return _lifted(h, shape, height)
 
 
@@ -239,6 +244,12 @@ def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] 
     except (np.linalg.LinAlgError, ValueError):
         return None
     return hb if PARALLAX_MIN < float(np.hypot(*shift)) < PARALLAX_MAX else None
+
+
+def _grid_homography(corners: npt.ArrayLike, n: int) -> F64:
+    """The homography from grid coordinates (0..n) to the image of a grid with ``corners`` (tl, tr, br, bl)."""
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
 
 
 def _apply(h: F64, pts: F64) -> F64:
@@ -264,8 +275,7 @@ def look(
     round the grid are looked at (two for :func:`line_evidence`, one will do
     for :func:`realign` and :func:`lock`).
     """
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    h = _grid_homography(corners, n)
     view = rectify(image, h, n, pad, px)
     plastic = plastic_colour(view, n, pad, px)
     content, ball = content_map(view, plastic, px)
@@ -383,7 +393,7 @@ def realign(view: LatticeView, affine: bool) -> F64:
     """
     n = view.n
     cu, cv = view.phases
-    du, dv = -np.angle(cu) / (2 * np.pi), -np.angle(cv) / (2 * np.pi)
+    du, dv = view.offsets
     hidden = OCCLUSION * _hidden(view)
     du, dv = du - hidden * view.parallax[..., 0], dv - hidden * view.parallax[..., 1]
     # Every cell one vote, more or less sure: clear content counts up to about
@@ -413,7 +423,7 @@ def lock(view: LatticeView) -> tuple[float, float]:
     """
     n = view.n
     cu, cv = view.phases
-    du, dv = -np.angle(cu) / (2 * np.pi), -np.angle(cv) / (2 * np.pi)
+    du, dv = view.offsets
     # Locked on: centred along both axes, and something there at all (not flat plastic, or a blank wall).
     there = (np.abs(cu) > FAINT) & (np.abs(cv) > FAINT)
     locked = float(np.mean((np.abs(du) < LOCKED) & (np.abs(dv) < LOCKED) & there))
@@ -445,8 +455,7 @@ def line_evidence(view: LatticeView) -> tuple[F64, F64]:
 
 def shifted(corners: F64, n: int, du: int, dv: int) -> F64:
     """The grid moved by whole cells."""
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    h = _grid_homography(corners, n)
     return _apply(h, np.array([[du, dv], [n + du, dv], [n + du, n + dv], [du, n + dv]], np.float64))
 
 
@@ -470,13 +479,11 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
     # Both views of every guess warped first and turned into Lab together (one call, not two per guess).
     warped = np.empty((2 * count, size, size, 3), pyramid[0].dtype)
     lifted = np.zeros(count, bool)
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     for i, corners in enumerate(guesses):
         pitch = float(np.linalg.norm(corners[1] - corners[0])) / n
         level = int(np.clip(np.floor(np.log2(max(pitch, 1.0) / px)), 0, len(pyramid) - 1))
         image = pyramid[level]
-        quad = np.asarray(corners, np.float32).reshape(4, 2) / 2**level
-        h = np.asarray(cv2.getPerspectiveTransform(src, quad), np.float64)
+        h = _grid_homography(np.asarray(corners, np.float64) / 2**level, n)
         warped[i] = _warp(image, h, n, 0, px)
         hb = _raised(h, image.shape, n)
         if hb is not None:
@@ -554,8 +561,7 @@ def _scan_waves(n: int, px: int) -> tuple[F64, F64]:
 def ball_share(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) -> F64:
     """Per cell (rows, columns), how much of its middle looks like a ball (0..1), seen on the plane of the balls'
     centres (when the parallax is worth modelling). ``image`` is BGR or Lab."""
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    h = _grid_homography(corners, n)
     raised = _raised(h, image.shape, n)
     flat = rectify(image, h, n, pad=0, px=px)
     view = rectify(image, raised, n, pad=0, px=px) if raised is not None else flat
@@ -573,8 +579,7 @@ def ball_colours(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) ->
     however its balls lie; a printed pattern of dots (a game's box lid, a card)
     shows one. About 0.3 to 0.5 for a board, near 0 for such a pattern.
     """
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    h = np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
+    h = _grid_homography(corners, n)
     raised = _raised(h, image.shape, n)
     view = rectify(image, raised if raised is not None else h, n, pad=0, px=px)
     _, ball = content_map(view, plastic_colour(view, n, 0, px), px)

@@ -264,14 +264,14 @@ class Locator:
         full = share > OUTLINE_BALL
         if int(full.sum()) < OUTLINE_BALLS or int(((share > OUTLINE_PART) & ~full).sum()) > 1:
             return None
-        du, dv = _offsets(lattice.look(image, guess, n, pad=1))
+        du, dv = lattice.look(image, guess, n, pad=1).offsets
         su, sv = float(np.median(du[full])), float(np.median(dv[full]))
         if max(abs(su), abs(sv)) > OUTLINE_SHIFT:
             return None
         box = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]]) + np.array([su, sv])
         grid = apply_homography(grid_homography(guess, n), box)
         view = lattice.look(image, grid, n, pad=1)
-        du, dv = _offsets(view)
+        du, dv = view.offsets
         if not np.all((np.abs(du[full]) < OUTLINE_CENTRED) & (np.abs(dv[full]) < OUTLINE_CENTRED)):
             return None
         if _lit_alike(points, grid, image.shape, n, full) < max(OUTLINE_BALLS, OUTLINE_ALL_LIT * int(full.sum())):
@@ -415,12 +415,6 @@ class Locator:
                     step = 1
             shifts.append(step)
         return shifts[0], shifts[1]
-
-
-def _offsets(view: lattice.LatticeView) -> tuple[F64, F64]:
-    """How far (cells, along u and v) each cell's content sits from its centre."""
-    cu, cv = view.phases
-    return np.asarray(-np.angle(cu) / (2 * np.pi), np.float64), np.asarray(-np.angle(cv) / (2 * np.pi), np.float64)
 
 
 def _lit_alike(points: F64, corners: F64, shape: Sequence[int], n: int, full: npt.NDArray[np.bool_]) -> int:
