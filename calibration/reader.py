@@ -33,7 +33,7 @@ from .errors import CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
 
-__all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell"]
+__all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,42 @@ THRESHOLD_CALIBRATED = 0.97
 # Beside a cell a hand covers, a cell is trusted only at this confidence: a hand reaches further
 # than the cells it clearly covers, and a fingertip over a cup can look like a ball.
 THRESHOLD_BESIDE_HAND = 0.99
+# A hand is a large thing: a cell less hand-like than HAND_STRAY, none of whose neighbours is at least
+# HAND_LIKELY hand-like, is not under one, whatever small chance of a hand the model gives it.
+HAND_STRAY, HAND_LIKELY = 0.2, 0.5
+
+
+def without_stray_hands(probs: F64, n: int) -> F64:
+    """``probs`` (an n x n grid of cells, row-major, one column per label) with the chance of a hand dropped,
+    and the rest made to add up to one again, in cells no hand can be over.
+
+    A hand over the board covers several cells, and reaches in from its edge;
+    the model, reading one cell at a time, gives a few percent to a hand in a
+    dim or oddly lit cell, which alone made the cell unknown. Cells near one
+    that is likely under a hand keep it (a fingertip reaches past the cells
+    clearly covered), as does a cell that looks fairly like a hand by itself.
+
+    >>> import numpy as np
+    >>> p = np.zeros((4, 7)); p[:, EMPTY] = 0.94; p[:, HIDDEN] = 0.06
+    >>> without_stray_hands(p, 2)[:, EMPTY].round(3).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    >>> p[0] = 0.0; p[0, HIDDEN] = 1.0
+    >>> without_stray_hands(p, 2)[:, EMPTY].round(3).tolist()
+    [0.0, 0.94, 0.94, 0.94]
+    """
+    hand = probs[:, HIDDEN].reshape(n, n)
+    grown = np.pad(hand >= HAND_LIKELY, 1)
+    near = np.zeros((n, n), bool)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            near |= grown[dy : dy + n, dx : dx + n]
+    stray = ~near.ravel() & (probs[:, HIDDEN] < HAND_STRAY)
+    if not stray.any():
+        return probs
+    out = probs.copy()
+    out[stray, HIDDEN] = 0.0
+    out[stray] /= out[stray].sum(axis=1, keepdims=True)
+    return out
 
 
 def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_HAND) -> Reading:
@@ -282,8 +318,10 @@ class BoardReader:
         n = self.variant.size
         if self.profile.calibrated:
             probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
-            reading = beside_hands(reading_from(probs, THRESHOLD_CALIBRATED), n)
+            reading = beside_hands(reading_from(without_stray_hands(probs, n), THRESHOLD_CALIBRATED), n)
         else:
+            # Uncalibrated, a little chance of a hand also marks what is no cup at all (the table, read by a
+            # grid a cell out): development scenes 200-279 had twice the cells wrong with it dropped.
             probs = self.model.probabilities(features, self.variant)
             reading = beside_hands(reading_from(probs, THRESHOLD_DEFAULT), n)
         if self._doubtful:

@@ -185,3 +185,28 @@ def test_cells_of_a_grid_a_search_only_just_took_are_not_trusted() -> None:
     observed = BoardReader(variant).read(image)
     assert observed.board is not None and observed.quality == 0.0
     assert all(observed.board[row * 8 + col] is UNKNOWN for row in range(board.size) for col in range(board.size))
+
+
+def test_a_cell_only_a_little_like_a_hand_among_cells_that_are_not_is_read() -> None:
+    # At 41 degrees, no hand anywhere: the calibrated model gave four cells a few percent of a hand,
+    # which alone made them unknown. No hand covers one cell by itself, so they are read, and right.
+    variant, board, params = unseen_scene(5)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    image, _ = render(board, params, variant=variant)
+    observed = BoardReader(variant, profile=calibrate(start, variant)).read(image)
+    assert observed.board == board
+
+
+def test_a_hand_keeps_its_neighbours_doubtful_and_a_likely_hand_keeps_its_chance() -> None:
+    from rolit.calibration.model import EMPTY, HIDDEN
+    from rolit.calibration.reader import without_stray_hands
+
+    p = np.zeros((9, 7))
+    p[:, EMPTY], p[:, HIDDEN] = 0.9, 0.1
+    p[8, EMPTY], p[8, HIDDEN] = 0.7, 0.3  # fairly like a hand by itself
+    p[0, EMPTY], p[0, HIDDEN] = 0.4, 0.6  # likely a hand: its neighbours keep their doubt
+    out = without_stray_hands(p, 3)
+    assert np.allclose(out.sum(axis=1), 1.0)
+    kept = [0, 1, 3, 4, 8]
+    assert np.allclose(out[kept], p[kept])
+    assert np.allclose(out[[2, 5, 6, 7], EMPTY], 1.0)

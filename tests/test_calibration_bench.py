@@ -1,0 +1,52 @@
+"""The vision bench's scoring: what counts as wrong, unknown, off the board and exactly right."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rolit.calibration.bench import accuracy, _score
+from rolit.engine import UNKNOWN, Position
+from rolit.vision.lattice import shifted
+from rolit.vision.synthetic.demo import DEMO_PARAMS
+from rolit.vision.synthetic.renderer import render
+
+
+def _start_truth():  # type: ignore[no-untyped-def]
+    board = Position.start("quick6").board()
+    _, truth = render(board, DEMO_PARAMS, variant="quick6")
+    return board, truth
+
+
+def test_a_board_read_right_scores_nothing_wrong_and_an_unknown_cell_counts_as_unknown() -> None:
+    board, truth = _start_truth()
+    corners = np.asarray(truth.corners, np.float64)
+    assert _score(board, corners, truth, 0) == {
+        "cells": 36, "wrong": 0, "unknown": 0, "hidden": 0, "hidden_wrong": 0, "misplaced": 0
+    }
+    doubt = board.replace({0: UNKNOWN})
+    assert _score(doubt, corners, truth, 0)["unknown"] == 1
+
+
+def test_a_grid_a_cell_out_reads_off_the_board_and_those_cells_are_wrong() -> None:
+    board, truth = _start_truth()
+    corners = shifted(np.asarray(truth.corners, np.float64), 6, 1, 0)
+    counts = _score(board, corners, truth, 0)
+    assert counts["misplaced"] == 6  # the column beyond the board
+    # Read a column out, the start's balls land on the wrong cells as well as off the board.
+    assert counts["wrong"] > 6
+
+
+def test_boards_under_a_hand_are_not_counted_for_exactly_right() -> None:
+    out = accuracy(scenes=2, size=(640, 360), hand_rate=1.0, demo_camera=True, first=0)
+    for mode in ("uncalibrated", "calibrated"):
+        t = out[mode]
+        assert t["boards"] == 2 and t["clear"] == 0 and t["exact"] == 0
+        assert t["exact_board_rate"] == 0.0
+        assert t["hidden"] > 0
+
+
+def test_a_nudged_camera_still_reads_the_demo_board() -> None:
+    out = accuracy(scenes=2, size=(640, 360), hand_rate=0.0, demo_camera=True, first=0, nudge=(2.0, 3.0, 1.0))
+    t = out["calibrated"]
+    assert t["found"] == t["clear"] == 2
+    assert t["cell_error_rate"] <= 0.03
