@@ -268,27 +268,33 @@ class BoardReader:
     def _on_calibrated_grid(self, fit: GridFit) -> GridFit:
         """The fit moved by whole cells onto the grid seen at calibration, when it is that grid a cell out.
 
-        The camera rarely moves during a game, and a grid a whole cell out
+        The camera rarely moves much during a game, and a grid a whole cell out
         (the lattice of cups and balls looks alike a cell further on) is the
         commonest way of finding a board wrongly; the start position fixed the
-        grid at calibration (see :func:`_start_offset`). A board moved by about
-        a cell and no more, and not turned at all, would be read a cell out; the
-        referee then sees a position that does not follow.
+        grid at calibration (see :func:`_start_offset`). Which whole cells is
+        told by where the calibration grid's centre lies in the fit's cells: a
+        nudged camera turns and tilts the board's picture about its centre, so
+        its corners may move half a cell while its centre hardly moves. A board
+        moved by about a cell and no more, and not turned at all, would be read
+        a cell out; the referee then sees a position that does not follow.
         """
         seen = self.profile.seen_corners
         if seen is None or self._manual is not None or not self.profile.calibrated:
             return fit
         ref = np.asarray(seen, np.float64)
         n = self.variant.size
-        pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / n
-        box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-        steps = [(du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1)]
-        moved = {step: apply_homography(fit.homography, box + np.array(step)) for step in steps}
-        gaps = {step: float(np.max(np.linalg.norm(corners - ref, axis=1))) / pitch for step, corners in moved.items()}
-        step = min(gaps, key=lambda key: gaps[key])
-        if step == (0, 0) or gaps[step] > SAME_GRID:
+        middle = np.array([[n / 2.0, n / 2.0]])
+        there = apply_homography(np.linalg.inv(fit.homography), apply_homography(grid_homography(ref, n), middle))
+        offset = there[0] - middle[0]
+        step = np.round(offset)
+        if not np.any(step) or np.any(np.abs(step) > 1) or np.any(np.abs(offset - step) > SAME_CENTRE):
             return fit
-        return GridFit(moved[step], grid_homography(moved[step], n), fit.quality, fit.score)
+        box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64) + step
+        moved = apply_homography(fit.homography, box)
+        pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / n
+        if float(np.max(np.linalg.norm(moved - ref, axis=1))) / pitch > SAME_GRID:
+            return fit  # not the same picture of the board: the camera or the board moved
+        return GridFit(moved, grid_homography(moved, n), fit.quality, fit.score)
 
     def _in_calibrated_order(self, fit: GridFit) -> GridFit:
         """The fit with its corners in the order they had at calibration.
@@ -490,8 +496,9 @@ def _start_offset(probs: F64, n: int) -> tuple[int, int]:
     return step
 
 
-# How near (cells, at the worst corner) a grid moved by whole cells must come to the calibration's to be it.
-SAME_GRID = 0.3
+# How near (cells) a grid moved by whole cells must bring its centre to the calibration grid's, and its
+# corners (at the worst), to be that grid.
+SAME_CENTRE, SAME_GRID = 0.3, 0.75
 
 # How many times likelier the best turn of the start position must be than the next.
 ROTATION_MARGIN = 20.0

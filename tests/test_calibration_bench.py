@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from rolit.calibration.bench import accuracy, _score
-from rolit.engine import UNKNOWN, Position
+from rolit.calibration.bench import _score, accuracy
+from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.lattice import shifted
 from rolit.vision.synthetic.demo import DEMO_PARAMS
-from rolit.vision.synthetic.renderer import render
+from rolit.vision.synthetic.renderer import GroundTruth, render
 
 
-def _start_truth():  # type: ignore[no-untyped-def]
+def _start_truth() -> tuple[Board, GroundTruth]:
     board = Position.start("quick6").board()
     _, truth = render(board, DEMO_PARAMS, variant="quick6")
     return board, truth

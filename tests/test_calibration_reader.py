@@ -210,3 +210,21 @@ def test_a_hand_keeps_its_neighbours_doubtful_and_a_likely_hand_keeps_its_chance
     kept = [0, 1, 3, 4, 8]
     assert np.allclose(out[kept], p[kept])
     assert np.allclose(out[[2, 5, 6, 7], EMPTY], 1.0)
+
+
+def test_a_grid_found_a_cell_out_after_the_camera_was_nudged_is_moved_back_by_its_centre() -> None:
+    # At 35 degrees, the camera nudged after calibration (2 degrees higher, 3 round, 1 of roll): its
+    # corners are over half a cell from the calibration grid's, and a fresh search finds the grid a cell
+    # out. The grid's centre, which a nudge hardly moves, says which cells it is.
+    import dataclasses
+
+    variant, board, params = unseen_scene(230)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    nudged = dataclasses.replace(params, elevation=params.elevation + 2.0, azimuth=params.azimuth + 3.0,
+                                 roll=params.roll + 1.0)
+    image, truth = render(board, nudged, variant=variant)
+    observed = BoardReader(variant, profile=calibrate(start, variant)).read(image)
+    assert observed.corners is not None and observed.board is not None
+    assert _cells_out(observed.corners, truth.corners, board.size) < 0.35
+    on_board = [row * 8 + col for row in range(board.size) for col in range(board.size)]
+    assert all(observed.board[sq] in (board[sq], UNKNOWN) for sq in on_board)
