@@ -74,13 +74,7 @@ def without_stray_hands(probs: F64, n: int) -> F64:
     >>> without_stray_hands(p, 2)[:, EMPTY].round(3).tolist()
     [0.0, 0.94, 0.94, 0.94]
     """
-    hand = probs[:, HIDDEN].reshape(n, n)
-    grown = np.pad(hand >= HAND_LIKELY, 1)
-    near = np.zeros((n, n), bool)
-    for dy in (0, 1, 2):
-        for dx in (0, 1, 2):
-            near |= grown[dy : dy + n, dx : dx + n]
-    stray = ~near.ravel() & (probs[:, HIDDEN] < HAND_STRAY)
+    stray = ~_beside(probs[:, HIDDEN] >= HAND_LIKELY, n) & (probs[:, HIDDEN] < HAND_STRAY)
     if not stray.any():
         return probs
     out = probs.copy()
@@ -97,16 +91,25 @@ def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_H
     >>> beside_hands(Reading(labels, np.array([0.9, 0.97, 0.995, 0.97]), labels != HIDDEN), 2).known.tolist()
     [False, False, True, False]
     """
-    hidden = (reading.labels == HIDDEN).reshape(n, n)
+    hidden = reading.labels == HIDDEN
     if not hidden.any():
         return reading
-    grown = np.pad(hidden, 1)
+    known = reading.known & ~(_beside(hidden, n) & (reading.confidence < threshold))
+    return Reading(reading.labels, reading.confidence, known)
+
+
+def _beside(cells: npt.NDArray[np.bool_], n: int) -> npt.NDArray[np.bool_]:
+    """The cells of an n x n grid (row-major) that are, or are next to (diagonals too), one of ``cells``.
+
+    >>> _beside(np.array([True] + [False] * 8), 3).reshape(3, 3).astype(int).tolist()
+    [[1, 1, 0], [1, 1, 0], [0, 0, 0]]
+    """
+    grown = np.pad(cells.reshape(n, n), 1)
     near = np.zeros((n, n), bool)
     for dy in (0, 1, 2):
         for dx in (0, 1, 2):
             near |= grown[dy : dy + n, dx : dx + n]
-    known = reading.known & ~(near.ravel() & (reading.confidence < threshold))
-    return Reading(reading.labels, reading.confidence, known)
+    return near.ravel()
 
 
 def board_square(col: int, row: int, n: int, rotation: int) -> Square:
