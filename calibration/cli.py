@@ -15,11 +15,12 @@ import numpy as np
 from rolit.engine import get_variant
 from rolit.engine.errors import RolitError
 from rolit.vision.errors import BoardNotFoundError, SourceError
+from rolit.vision.locate import order_corners
 from rolit.vision.markers import marker_sheet
 from rolit.vision.sources import open_source
 from rolit.vision.stabiliser import Stabiliser
 
-from .errors import CalibrationError
+from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .profile import Profile, default_profile_path
 from .reader import BoardReader, calibrate
 
@@ -66,10 +67,45 @@ def _recognize(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     image = _read_image(args.image)
-    profile = calibrate(image, args.variant, rotation=args.turn)
+    given = None
+    if args.corners is not None:
+        given = Profile(args.variant, corners=_corners_in(args.corners, image.shape))
+    try:
+        profile = calibrate(image, args.variant, given, rotation=args.turn)
+    except CalibrationBoardNotFoundError as exc:
+        raise CalibrationBoardNotFoundError(
+            f"{exc}: give the grid's four outer corners with --corners X,Y X,Y X,Y X,Y (pixels), "
+            "or print corner markers with rolit markers"
+        ) from None
     path = profile.save(args.output or default_profile_path())
-    print(f"calibrated from the start position; the profile is saved in {path}")
+    where = "the corners given" if given is not None else "the board found"
+    print(f"calibrated from the start position ({where}); the profile is saved in {path}")
     return 0
+
+
+def _corner(text: str) -> tuple[float, float]:
+    """One ``X,Y`` of ``--corners`` (pixels)."""
+    try:
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a corner is X,Y in pixels, like 120,80 (not {text!r})") from None
+    if not (np.isfinite(x) and np.isfinite(y)):
+        raise argparse.ArgumentTypeError(f"a corner is X,Y in pixels, like 120,80 (not {text!r})")
+    return x, y
+
+
+def _corners_in(corners: list[tuple[float, float]], shape: tuple[int, ...]) -> list[list[float]]:
+    """Corners given by hand, checked against the picture: inside it, and round a board, not a line or a bow tie."""
+    c = np.asarray(corners, np.float64)
+    h, w = shape[:2]
+    if np.any(c < 0) or np.any(c[:, 0] > w - 1) or np.any(c[:, 1] > h - 1):
+        raise CalibrationError(f"the corners must lie inside the {w}x{h} picture")
+    ordered = order_corners(c)
+    if not cv2.isContourConvex(ordered.astype(np.float32).reshape(-1, 1, 2)) or cv2.contourArea(
+        ordered.astype(np.float32)
+    ) < 0.001 * w * h:
+        raise CalibrationError("the four corners must be the grid's outer corners, round a board the picture shows")
+    return [[float(x), float(y)] for x, y in ordered]
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -120,6 +156,9 @@ def add_calibration_commands(sub: argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--turn", type=int, choices=range(4), metavar="{0,1,2,3}",
                    help="the board's quarter turns in the picture, when its colours cannot tell "
                         "(0: row 1 at the top; default: from the start position's colours)")
+    p.add_argument("--corners", type=_corner, nargs=4, metavar="X,Y",
+                   help="the grid's four outer corners in the picture (pixels, any order), when the board "
+                        "is not found by itself; they are kept in the profile and used instead of finding it")
     p.set_defaults(func=_calibrate)
 
     p = sub.add_parser("watch", help="print each settled board a camera, video or folder shows")

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from rolit.vision.errors import CalibrationError
+from rolit.vision.errors import CalibrationBoardNotFoundError, CalibrationError
 
-__all__ = ["CalibrationError"]
+__all__ = ["CalibrationBoardNotFoundError", "CalibrationError"]

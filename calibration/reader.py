@@ -29,7 +29,7 @@ from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
 
 from .camera_model import camera_features, camera_model
-from .errors import CalibrationError
+from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
 
@@ -427,15 +427,16 @@ def calibrate(
     The start position also fixes the board's orientation in the picture: the
     turn under which the default model finds the centre colours most likely,
     unless ``rotation`` (quarter turns, see :func:`board_square`) says it.
-    Raises :class:`CalibrationError` when no board is found, when the frame
-    does not show the start position, or when its colours cannot be told apart.
+    Raises :class:`CalibrationError` when no board is found (its subclass
+    :class:`CalibrationBoardNotFoundError`), when the frame does not show the
+    start position, or when its colours cannot be told apart.
     """
     v = get_variant(variant)
     corners = profile.corners if profile else None
     reader = BoardReader(v, profile=Profile(v.name, corners=corners))
     found = reader.readings(image)
     if found is None:
-        raise CalibrationError("no board found in the calibration picture")
+        raise CalibrationBoardNotFoundError("no board found in the calibration picture")
     fit, _, features, _ = found
     n = v.size
     probs = reader.model.probabilities(features, v)

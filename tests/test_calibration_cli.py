@@ -77,3 +77,42 @@ def test_markers_sheet(tmp_path: Path) -> None:
     assert main(["markers", "-o", str(tmp_path / "sheet.png")]) == 0
     assert cv2.imread(str(tmp_path / "sheet.png")) is not None
     assert main(["markers", "-o", str(tmp_path / "no" / "such" / "sheet.png")]) == 1
+
+
+def test_calibrate_without_a_board_exits_3_and_says_what_to_do(
+    photos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "profile.json"
+    assert main(["calibrate", str(photos["blank"]), "-o", str(profile)]) == 3
+    err = capsys.readouterr().err
+    assert "no board found in the calibration picture" in err and "--corners" in err and "rolit markers" in err
+    assert not profile.exists()
+
+
+def test_calibrate_from_corners_given_by_hand(
+    photos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, truth = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    # Any order: the bottom-right corner first, then the rest crosswise.
+    (tl, tr, br, bl) = [f"{x:.1f},{y:.1f}" for x, y in truth.corners]
+    profile = tmp_path / "profile.json"
+    args = ["calibrate", str(photos["start"]), "--variant", "quick6", "-o", str(profile)]
+    assert main([*args, "--corners", br, tl, bl, tr]) == 0
+    assert "the corners given" in capsys.readouterr().out
+    saved = np.asarray(json.loads(profile.read_text())["corners"])
+    assert np.allclose(saved, np.asarray(truth.corners), atol=0.06)
+    assert main(["recognize", str(photos["middle"]), "--variant", "quick6", "--calibration", str(profile), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert np.allclose(np.asarray(data["corners"]), np.asarray(truth.corners), atol=0.06)
+    # Bad corners: a usage error (status 2), or a clear one (status 1); nothing is written.
+    profile.unlink()
+    for bad in ([tl, tr, br], [tl, tr, br, "left,top"]):
+        with pytest.raises(SystemExit) as usage:
+            main([*args, "--corners", *bad])
+        assert usage.value.code == 2
+    assert "a corner is X,Y in pixels" in capsys.readouterr().err
+    assert main([*args, "--corners", tl, tr, br, "5000,10"]) == 1
+    assert "inside the 640x360 picture" in capsys.readouterr().err
+    assert main([*args, "--corners", "10,10", "11,10", "12,10", "13,11"]) == 1
+    assert "outer corners" in capsys.readouterr().err
+    assert not profile.exists()

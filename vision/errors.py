@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from rolit.engine.errors import RolitError
 
-__all__ = ["BoardNotFoundError", "CalibrationError", "RenderError", "SourceError", "VisionError"]
+__all__ = [
+    "BoardNotFoundError",
+    "CalibrationBoardNotFoundError",
+    "CalibrationError",
+    "RenderError",
+    "SourceError",
+    "VisionError",
+]
 
 
 class VisionError(RolitError):
@@ -27,3 +34,7 @@ class BoardNotFoundError(VisionError):
 
 class CalibrationError(VisionError, ValueError):
     """A calibration that cannot be made or a profile that cannot be read."""
+
+
+class CalibrationBoardNotFoundError(CalibrationError, BoardNotFoundError):
+    """No board in the picture to calibrate from (``rolit calibrate`` exits with status 3, as ``recognize`` does)."""
