@@ -45,6 +45,8 @@ def page_strings() -> dict[str, str]:
         "camera_denied": _("This browser did not allow the camera: {message}"),
         "saved": _("Saved."),
         "corners_saved": _("Corners saved."),
+        "no_board_drag": _("No board found: drag the four corners onto the outer corners of the grid, then save "
+                           "them."),
         "colours_saved": _("Colours calibrated and saved."),
         "red": _("red"), "yellow": _("yellow"), "green": _("green"), "blue": _("blue"), "grey": _("grey"),
     }

@@ -27,10 +27,21 @@
     corners[dragging] = [(e.clientX - r.left) / r.width * size[0], (e.clientY - r.top) / r.height * size[1]]; draw();
   });
   $("corners").addEventListener("pointerup", () => { dragging = -1; });
+  // Where to start dragging when no board is found: a square in the middle of the picture.
+  function guess() {
+    if (!size) return null;
+    const [w, h] = size, half = Math.min(w, h) * 0.3;
+    return [[w / 2 - half, h / 2 - half], [w / 2 + half, h / 2 - half], [w / 2 + half, h / 2 + half], [w / 2 - half, h / 2 + half]];
+  }
   async function refresh() {
     $("frame").src = "/stream/frame.jpg?t=" + Date.now();
     const d = await (await fetch("/api/calibration")).json();
-    size = d.size; if (!edited) corners = d.corners; draw();
+    size = d.size;
+    if (!edited) corners = d.corners || guess();
+    $("corners").classList.toggle("guessed", !d.corners && !edited);
+    draw();
+    // No board found: the outline is only a guess to drag, and the page says so.
+    if (!d.corners && size && !$("calib-status").textContent) $("calib-status").textContent = T.no_board_drag;
     if (d.board) RolitBoard.draw($("preview"), d.board, {}, null);
     if (d.profile_error && !$("calib-status").textContent) $("calib-status").textContent = T.profile_damaged.replace("{reason}", d.profile_error);
   }
