@@ -87,10 +87,10 @@ def _corner(text: str) -> tuple[float, float]:
     """One ``X,Y`` of ``--corners`` (pixels)."""
     try:
         x, y = (float(v) for v in text.split(","))
+        if not (np.isfinite(x) and np.isfinite(y)):
+            raise ValueError(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a corner is X,Y in pixels, like 120,80 (not {text!r})") from None
-    if not (np.isfinite(x) and np.isfinite(y)):
-        raise argparse.ArgumentTypeError(f"a corner is X,Y in pixels, like 120,80 (not {text!r})")
     return x, y
 
 

@@ -40,8 +40,10 @@
     if (!edited) corners = d.corners || guess();
     $("corners").classList.toggle("guessed", !d.corners && !edited);
     draw();
-    // No board found: the outline is only a guess to drag, and the page says so.
-    if (!d.corners && size && !$("calib-status").textContent) $("calib-status").textContent = T.no_board_drag;
+    // No board found: the outline is only a guess to drag, and the page says so (until a board is found).
+    const status = $("calib-status");
+    if (!d.corners && size && !status.textContent) status.textContent = T.no_board_drag;
+    else if (d.corners && status.textContent === T.no_board_drag) status.textContent = "";
     if (d.board) RolitBoard.draw($("preview"), d.board, {}, null);
     if (d.profile_error && !$("calib-status").textContent) $("calib-status").textContent = T.profile_damaged.replace("{reason}", d.profile_error);
   }
