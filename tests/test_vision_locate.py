@@ -322,3 +322,13 @@ def test_the_start_on_a_black_board_is_found_from_its_outline_among_nested_ones(
     fit = Locator(board.size).locate(image)
     assert fit is not None
     assert _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+
+
+def test_a_confirmed_grid_from_the_grey_levels_outlines_is_kept_when_the_full_search_finds_worse() -> None:
+    # A grey board at 49 degrees: the grey level's outlines lead to the right grid, which locks on and
+    # whose outline is found where it says; among every map's many more guesses, the most promising few
+    # aligned in full do not include it, and the search used to end with no board.
+    variant, board, params = unseen_scene(61)
+    image, truth = render(board, params, variant=variant)
+    fit = Locator(board.size).locate(image)
+    assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35

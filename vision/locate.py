@@ -178,12 +178,20 @@ class Locator:
         # First the outlines of the grey level alone: a board in plain view is found from them, and when
         # the grid they lead to locks on surely and the board's outline is found where that grid puts it,
         # the other maps could not change the answer (see _confirmed). Otherwise the search is made
-        # again from every outline, as if this had not been tried (what was worked out is kept).
+        # again from every outline, as if this had not been tried (what was worked out is kept). Among
+        # that many guesses, the most promising few may miss the first grid: it stays when it is good
+        # enough to take and the board's outline confirms it, and the new search found nothing better.
+        # (Kept unconfirmed, it also won where a grid a little off had locked on more than the right one.)
         outlines = self.candidates(work, FAST_SOURCES)
         best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
         if best is None or best[0] < SURE or not _confirmed(outlines, best[1], n, work.shape):
+            first = best
             outlines = self.candidates(work)
             best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
+            if first is not None and first[0] >= ACCEPT and (best is None or best[0] < first[0]) and _confirmed(
+                outlines, first[1], n, work.shape
+            ):
+                best = first
             if best is None or best[0] < FAIR:
                 # The balls' own lattice, for a board whose outline merges with something else (a hand,
                 # the table's edge). Its guesses give way to an outline's as good (which also places the
