@@ -497,12 +497,20 @@ def _outline_slip(
     return None
 
 
+# Every slip by a whole cell (u, v) a grid may need (see _outline_slip).
+SLIPS = tuple((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1))
+
+
 def _outline_misses(
-    outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None
+    outlines: Sequence[F64],
+    corners: F64,
+    n: int,
+    shape: Sequence[int] | None = None,
+    slips: Sequence[tuple[int, int]] = SLIPS,
 ) -> dict[tuple[int, int], float]:
-    """For the grid slipped by each whole cell (u, v: -1, 0 or 1 each), how near (in cells, at the worst of its
-    four corners) the nearest outline comes to the board's outline or its frame's inner edge; empty without
-    outlines.
+    """For the grid slipped by each of ``slips`` (whole cells along u and v), how near (in cells, at the worst
+    of its four corners) the nearest outline comes to the board's outline or its frame's inner edge; empty
+    without outlines.
 
     With the picture's ``shape`` the board's outline as seen from the side counts too: from low down the
     board's near side face shows below its top, and the outline found runs round both (see :func:`_silhouette`).
@@ -515,19 +523,18 @@ def _outline_misses(
     turns = np.stack([np.roll(found, -s, axis=1) for s in range(4)], axis=1)  # (k, 4 turns, 4, 2)
     pose = Pose.from_homography(h, (int(shape[1]), int(shape[0]))) if shape is not None else None
     miss: dict[tuple[int, int], float] = {}
-    for du in (-1, 0, 1):
-        for dv in (-1, 0, 1):
-            best = np.inf
-            edges = []
-            for r in FRAME_RATIOS[:2]:
-                box = np.array([[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]]) + np.array([du, dv])
-                edges.append(apply_homography(h, box))
-                if pose is not None and r == FRAME_RATIOS[0]:
-                    edges.append(_silhouette(pose, box))
-            for edge in edges:
-                far = np.max(np.linalg.norm(turns - edge[None, None], axis=3), axis=2)
-                best = min(best, float(np.min(far)) / pitch)
-            miss[(du, dv)] = best
+    for du, dv in slips:
+        best = np.inf
+        edges = []
+        for r in FRAME_RATIOS[:2]:
+            box = np.array([[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]]) + np.array([du, dv])
+            edges.append(apply_homography(h, box))
+            if pose is not None and r == FRAME_RATIOS[0]:
+                edges.append(_silhouette(pose, box))
+        for edge in edges:
+            far = np.max(np.linalg.norm(turns - edge[None, None], axis=3), axis=2)
+            best = min(best, float(np.min(far)) / pitch)
+        miss[(du, dv)] = best
     return miss
 
 
@@ -547,9 +554,9 @@ def _silhouette(pose: Pose, box: F64) -> F64:
 
 def _confirmed(outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None) -> bool:
     """Whether some outline lies within ``CONFIRM_TOL`` cells (at all four corners) of where the board's
-    outline or its frame's inner edge is for this grid: then no outline found elsewhere could make
-    :func:`_outline_slip` move it, as that wants none within ``OUTLINE_FAR`` of the grid as it is."""
-    return _outline_misses(outlines, corners, n, shape).get((0, 0), np.inf) < CONFIRM_TOL
+    outline or its frame's inner edge is for this grid: then an outline found elsewhere could make
+    :func:`_outline_slip` move it only by lying ``1 / OUTLINE_CLEARER`` times nearer a slipped grid's edge."""
+    return _outline_misses(outlines, corners, n, shape, ((0, 0),)).get((0, 0), np.inf) < CONFIRM_TOL
 
 
 def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
