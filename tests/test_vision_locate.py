@@ -332,3 +332,19 @@ def test_a_confirmed_grid_from_the_grey_levels_outlines_is_kept_when_the_full_se
     image, truth = render(board, params, variant=variant)
     fit = Locator(board.size).locate(image)
     assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+
+
+def test_a_grid_on_the_plastic_between_the_cups_is_moved_onto_the_cups() -> None:
+    # The start position on a green board seen from above: the plastic between four cups makes a lattice as
+    # clear as the cups', half a cell out along both axes, and a grid locked onto it had scored as surely as
+    # the right one (quality 1, every cell reading empty). Its empty cells' middles are lighter than the
+    # plastic at their corners, which a cup never is; the grid is moved onto the cups.
+    variant, _, params = unseen_scene(19)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    gt = np.asarray(truth.corners)
+    work, scale = _work(image)
+    half = apply_homography(grid_homography(gt * scale, 8), np.array([[0.5, 0.5], [8.5, 0.5], [8.5, 8.5], [0.5, 8.5]]))
+    assert lattice.inverted(lattice.look(work, half, 8, pad=1))
+    assert not lattice.inverted(lattice.look(work, gt * scale, 8, pad=1))
+    fit = Locator(8).locate(image)
+    assert fit is not None and _cells_out(fit.corners, gt, 8) < 0.2

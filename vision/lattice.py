@@ -45,6 +45,7 @@ __all__ = [
     "ball_colours",
     "ball_share",
     "cell_phases",
+    "inverted",
     "lifted",
     "line_evidence",
     "look",
@@ -73,6 +74,10 @@ EDGE_CLEAR = 0.12  # cells inside the grid's edge left out of the alignment (see
 SURVEY_PX = 8  # pixels per cell for survey's first look
 FAINT = 0.005  # a cell's Fourier amplitude (content units) below which nothing is there to lock on
 LOCKED = 0.15  # a cell's content within this many cells of its centre along both axes: locked on
+# See inverted(): a cell with no ball (its middle's Lab chroma this near the plastic's), the least share of such
+# cells for a board to be judged, and how much lighter (Lab lightness) than the plastic their middles are half a
+# cell out.
+PLAIN_CHROMA, INVERTED_SHARE, INVERTED_LIGHTER = 12.0, 0.75, 2.0
 
 
 @functools.lru_cache(maxsize=4)
@@ -146,6 +151,9 @@ class LatticeView:
     px: int = PX
     pad: int = PAD
     balls: F64 | None = None  # per cell, how much of its middle looks like a ball (0..1), when known
+    # How much lighter than the plastic the middles of the cells with no ball are (Lab lightness, the median),
+    # and the share of such cells; see :func:`inverted`.
+    shade: tuple[float, float] = (0.0, 0.0)
 
     @functools.cached_property
     def phases(self) -> tuple[C128, C128]:
@@ -279,10 +287,11 @@ def look(
     view = rectify(image, h, n, pad, px)
     plastic = plastic_colour(view, n, pad, px)
     content, ball = content_map(view, plastic, px)
+    shade = _middle_shade(view, plastic, n, pad, px)
     shape, origin = whole if whole is not None else (image.shape, (0.0, 0.0))
     hb = _raised(h, shape, n, origin) if parallax else None
     if hb is None:
-        return LatticeView(n, h, content, np.zeros((n, n, 2)), px, pad)
+        return LatticeView(n, h, content, np.zeros((n, n, 2)), px, pad, shade=shade)
     raised, raised_ball = content_map(rectify(image, hb, n, pad, px), plastic, px)
     # Balls stand only on the grid; a ring of cells beyond it is treated alike too, for line_evidence
     # (a grid a cell out has balls there). Further out the board's plane view stays as it is.
@@ -292,7 +301,33 @@ def look(
     shift = (_apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, cells)) - cells).reshape(n, n, 2)
     inner = raised_ball[pad * px : (pad + n) * px, pad * px : (pad + n) * px].reshape(n, px, n, px)
     occupied = np.einsum("jyix,yx->ji", inner, _middle(px)) / float(_middle(px).sum())
-    return LatticeView(n, h, content, shift, px, pad, np.asarray(occupied, np.float64))
+    return LatticeView(n, h, content, shift, px, pad, np.asarray(occupied, np.float64), shade)
+
+
+def _middle_shade(view: F32, plastic: F64, n: int, pad: int, px: int) -> tuple[float, float]:
+    """How much lighter than the plastic the cells' middles are where they have its hue (the median: no ball
+    there), and the share of such cells."""
+    k = (np.arange(n) + pad) * px + px // 2
+    middles = view[k][:, k].reshape(-1, 3)
+    plain = np.hypot(middles[:, 1] - plastic[1], middles[:, 2] - plastic[2]) < PLAIN_CHROMA
+    if not plain.any():
+        return 0.0, 0.0
+    return float(np.median(middles[plain, 0]) - plastic[0]), float(plain.mean())
+
+
+def inverted(view: LatticeView) -> bool:
+    """Whether the grid looks half a cell out along both axes, on a board of empty cups.
+
+    There the plastic between four cups makes a lattice as clear as the cups'
+    (its Fourier component at one cycle a cell is the cups' turned half a
+    cycle), and the cell-content map, which measures only how far a pixel is
+    from the plastic, locks onto it as well. But a cup is the plastic in shade:
+    on the right grid the middles of empty cells are darker than the plastic
+    found at the cells' corners; half a cell out they are lighter. Only a
+    board with mostly empty cells is judged (balls fill the middles otherwise).
+    """
+    lighter, share = view.shade
+    return share >= INVERTED_SHARE and lighter > INVERTED_LIGHTER
 
 
 @functools.lru_cache(maxsize=8)

@@ -358,6 +358,8 @@ class Locator:
             refined = seen.refined[keys[i]]
             if refined is None or _cells_apart(refined[0], guesses[i], n) > drift:
                 continue
+            if lattice.inverted(refined[1]):
+                refined = self._uninverted(work, refined)
             seen.views[refined[0].tobytes()] = refined[1]
             locked, strength = lattice.lock(refined[1])
             quality = locked + strength / 3.0
@@ -365,6 +367,32 @@ class Locator:
                 quality -= PLAIN_PENALTY  # one-coloured dots: a printed pattern more likely than balls
             if best is None or quality - penalty > best[0] - best[2]:
                 best = (quality, refined[0], penalty)
+        return best
+
+    def _uninverted(
+        self, image: U8, refined: tuple[F64, lattice.LatticeView]
+    ) -> tuple[F64, lattice.LatticeView]:
+        """An aligned grid that locked onto the plastic between the cups (see :func:`lattice.inverted`) moved onto
+        the cups, when that locks on better; as it is, when not.
+
+        The cups are half a cell away along both axes, but which way is not
+        known: of the four ways, the grid goes the one whose outer lines of
+        cells look most like cells and the lines beyond them least.
+        """
+        n = self.n
+        h = grid_homography(refined[0], n)
+        best, best_edges = refined, -np.inf
+        for du, dv in itertools.product((-0.5, 0.5), repeat=2):
+            half = apply_homography(h, _BOX * n + (du, dv))
+            again = self._refine(image, half, REFINE_STEPS) if _plausible(half, image.shape, n) else None
+            if again is None or lattice.inverted(again[1]) or _quality(again[1]) <= _quality(refined[1]):
+                continue
+            edges = sum(
+                float(line[1] + line[n] - line[0] - line[n + 1]) / max(float(np.median(line[1:-1])), 1e-6)
+                for line in lattice.line_evidence(again[1])
+            )
+            if edges > best_edges:
+                best, best_edges = again, edges
         return best
 
     def _refine(self, image: U8, corners: F64, steps: Sequence[bool]) -> tuple[F64, lattice.LatticeView] | None:
@@ -496,6 +524,14 @@ def _outline_slip(
         return slip
     return None
 
+
+def _quality(view: lattice.LatticeView) -> float:
+    """A view's lattice quality: the share of cells locked on, plus a third of the lattice's strength."""
+    locked, strength = lattice.lock(view)
+    return locked + strength / 3.0
+
+
+_BOX = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # the grid's corners over n
 
 # Every slip by a whole cell (u, v) a grid may need (see _outline_slip).
 SLIPS = tuple((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1))
