@@ -18,6 +18,7 @@ import logging
 import time
 from datetime import UTC, datetime
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -442,7 +443,50 @@ def calibrate(
     found = reader.readings(image)
     if found is None:
         raise CalibrationBoardNotFoundError("no board found in the calibration picture")
-    fit, _, features, _ = found
+    try:
+        return _calibrated(image, v, reader, found[0], found[2], corners, rotation)
+    except CalibrationError as first:
+        if corners is not None or isinstance(first, CalibrationBoardNotFoundError):
+            raise
+        # What was found may be something else with a lattice (a chequered cloth, a printed card of dots):
+        # the board may be elsewhere. Hidden, it is looked for again (the first answer stands if none is).
+        hidden = image
+        for _ in range(ELSEWHERE):
+            hidden = _hide_grid(hidden, found[0].homography, v.size)
+            found = BoardReader(v).readings(hidden)
+            if found is None:
+                break
+            try:
+                return _calibrated(image, v, reader, found[0], found[2], corners, rotation)
+            except CalibrationError:
+                continue
+        raise first from None
+
+
+# How many times calibration looks elsewhere for the board when what it found does not show the start position.
+ELSEWHERE = 2
+
+
+def _hide_grid(image: U8, homography: F64, n: int) -> U8:
+    """The picture with a grid (and a cell round it) painted over in the picture's median colour."""
+    box = np.array([[-1.0, -1.0], [n + 1.0, -1.0], [n + 1.0, n + 1.0], [-1.0, n + 1.0]])
+    quad = apply_homography(homography, box)
+    out = image.copy()
+    colour = tuple(int(x) for x in np.median(image.reshape(-1, 3), axis=0))
+    cv2.fillConvexPoly(out, np.round(quad).astype(np.int32), colour)
+    return out
+
+
+def _calibrated(
+    image: U8,
+    v: Variant,
+    reader: BoardReader,
+    fit: GridFit,
+    features: F64,
+    corners: list[list[float]] | None,
+    rotation: int | None,
+) -> Profile:
+    """The profile from a start position read on ``fit`` (see :func:`calibrate`)."""
     n = v.size
     probs = reader.model.probabilities(features, v)
     step = _start_offset(probs, n)
@@ -480,7 +524,13 @@ START_SURE = 0.9
 
 
 def _start_offset(probs: F64, n: int) -> tuple[int, int]:
-    """How many whole cells (u, v) the grid must move for the balls read surely to be the start's centre block.
+    """How many whole cells (u, v) the grid must move for the start's centre block to hold balls surely.
+
+    Each two-by-two block of cells at most one cell from the centre is scored
+    by how surely all four of its cells hold a ball; the grid moves when a
+    block one cell out holds them surely and clearly more so than the centre.
+    (Not by where every ball read surely lies: seen from low down, a ball's top
+    reaches over the cell behind it, and the board's frame may have a ball's colour.)
 
     >>> import numpy as np
     >>> probs = np.zeros((36, 7)); probs[:, EMPTY] = 1.0
@@ -489,20 +539,21 @@ def _start_offset(probs: F64, n: int) -> tuple[int, int]:
     >>> _start_offset(probs, 6)
     (1, 0)
     """
-    labels = np.argmax(probs, axis=1)
-    sure = (labels > EMPTY) & (labels < HIDDEN) & (probs.max(axis=1) >= START_SURE)
-    if sure.sum() < 3:
-        return (0, 0)
-    rows, cols = np.divmod(np.flatnonzero(sure), n)
-    centre = (n - 1) / 2.0
-    off_u, off_v = float(cols.mean()) - centre, float(rows.mean()) - centre
-    step = (round(off_u), round(off_v))
-    if max(abs(step[0]), abs(step[1])) != 1 or abs(off_u - step[0]) > 0.25 or abs(off_v - step[1]) > 0.25:
-        return (0, 0)
-    # Every ball read surely must then be in the centre block.
-    if np.any(np.abs(cols - step[0] - centre) > 0.5) or np.any(np.abs(rows - step[1] - centre) > 0.5):
-        return (0, 0)
-    return step
+    ball = probs[:, EMPTY + 1 : HIDDEN].sum(axis=1).reshape(n, n)
+    c = n // 2 - 1  # the centre block's first row and column
+    scores = {
+        (du, dv): float(np.prod(ball[c + dv : c + dv + 2, c + du : c + du + 2]))
+        for du in (-1, 0, 1)
+        for dv in (-1, 0, 1)
+    }
+    step = max(scores, key=lambda key: scores[key])
+    if step != (0, 0) and scores[step] >= START_SURE**4 and scores[(0, 0)] < START_CLEARER * scores[step]:
+        return step
+    return (0, 0)
+
+
+# How much less surely the centre block must hold balls than a block one cell out, for the grid to move there.
+START_CLEARER = 0.5
 
 
 # How near (cells) a grid moved by whole cells must bring its centre to the calibration grid's, and its

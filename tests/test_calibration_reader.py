@@ -241,3 +241,26 @@ def test_uncalibrated_a_sure_grid_reads_cells_only_a_little_like_a_hand() -> Non
     assert observed.board is not None and observed.corners is not None and observed.quality >= 0.8
     counts = _score(observed.board, observed.corners, truth, _best_rotation(observed, truth))
     assert counts["wrong"] == counts["unknown"] == counts["misplaced"] == 0
+
+
+def test_calibration_moves_the_grid_by_the_centre_block_when_balls_spill_over_the_cells_behind() -> None:
+    # From 31 degrees the grid is found a row out, and the balls' tops reach over the cells behind them,
+    # some read as balls surely: where every sure ball lies said nothing. The two-by-two block one row
+    # up holds balls surely, the centre block does not; the grid moves there.
+    variant, _, params = unseen_scene(419)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    fit = BoardReader(variant).locate(image)
+    assert fit is not None and _cells_out(fit.corners, truth.corners, 8) > 0.7
+    profile = calibrate(image, variant)
+    assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, 8) < 0.35
+
+
+def test_calibration_looks_elsewhere_when_what_it_found_is_not_the_start_position() -> None:
+    # A card printed with a lattice of dots lies on the table by a black board: the locator takes the card,
+    # whose "centre balls" cannot be told apart. Painted over, the board is found, and calibrated.
+    variant, board, params = unseen_scene(16)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    fit = BoardReader(variant).locate(image)
+    assert fit is not None and _cells_out(fit.corners, truth.corners, board.size) > 5
+    profile = calibrate(image, variant)
+    assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
