@@ -348,3 +348,23 @@ def test_a_grid_on_the_plastic_between_the_cups_is_moved_onto_the_cups() -> None
     assert not lattice.inverted(lattice.look(work, gt * scale, 8, pad=1))
     fit = Locator(8).locate(image)
     assert fit is not None and _cells_out(fit.corners, gt, 8) < 0.2
+
+
+def test_a_grid_a_cell_out_whose_outer_line_is_nearly_empty_is_settled_back() -> None:
+    # From 61 degrees a grid a column out locks on fully: its first column is the frame (a tenth of a
+    # typical line's evidence, where an empty line had to show under a twentieth), the column beyond its
+    # last is cups. It moves back.
+    variant, board, params = unseen_scene(402)
+    image, truth = render(board, params, variant=variant)
+    fit = Locator(board.size).locate(image)
+    assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+
+
+def test_the_boards_outline_keeps_a_grid_whose_far_line_hardly_shows() -> None:
+    # The start position from 35 degrees: the far outer row's cups hardly show and the near frame's side
+    # face does, so the cells alone would move the grid a row towards the camera. The board's outline is
+    # found where the grid puts it, nearer than where the move would: the grid stays.
+    variant, board, params = unseen_scene(230)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    fit = Locator(board.size).locate(image)
+    assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35

@@ -57,9 +57,10 @@ REFINE_STEPS = (False, False, True, True)  # cell-by-cell alignment: scale and s
 # A slip by a cell: the line gained must beat the line given up by this much (in typical lines), the line
 # given up must look less like cells than this, and the line gained more than this.
 SLIP_GAIN, SLIP_DROP, SLIP_LINE = 0.2, 0.6, 0.3
-SLIP_EMPTY, SLIP_FULL = 0.05, 0.5  # an outer line with no cells in it, and one that surely has them
+# An outer line with no cells in it, one that surely has them, and a line gained that is not empty (see _settle).
+SLIP_EMPTY, SLIP_FULL, SLIP_GAINED = 0.1, 0.5, 0.15
 SLIP_SPILL = 1.0  # more evidence needed for a cell gained on the far side, per cell of parallax
-OUTLINE_TOL, OUTLINE_FAR = 0.6, 1.0  # cells: outlines that agree with a grid, and that do not (see _outline_slip)
+OUTLINE_TOL, OUTLINE_FAR = 0.6, 1.0  # cells: outlines that agree with a grid, and that do not (see _clear_slip)
 OUTLINE_CLEARER = 0.5  # or the slipped grid's outline agrees this many times better than the grid's own
 FAIR = 0.75  # lattice quality below which the balls' lattice is tried too
 SURE = 0.9  # lattice quality no other object in the picture comes near: the search stops there
@@ -413,7 +414,7 @@ class Locator:
 
         First the outlines found in the picture: a board's outline and its
         frame's inner edge lie a known way beyond the grid, so the grid goes
-        where one of them clearly says (see :func:`_outline_slip`). Failing that,
+        where one of them clearly says (see :func:`_clear_slip`). Failing that,
         the cells, along each axis: the line of cells beyond one side is weighed
         against the outer line on the other (measured against the grid's typical
         line, see :func:`lattice.line_evidence`), and the grid moves towards the
@@ -421,7 +422,8 @@ class Locator:
         much like them. ``view`` is the grid's :func:`lattice.look` (two cells round it), when already made.
         """
         n = self.n
-        slip = _outline_slip(outlines, corners, n, image.shape)
+        miss = _outline_misses(outlines, corners, n, image.shape)
+        slip = _clear_slip(miss)
         if slip is not None:
             return slip
         view = lattice.look(image, corners, n) if view is None else view
@@ -440,17 +442,22 @@ class Locator:
                 # Either the line gained clearly beats the one given up, or the one given up is
                 # empty while the grid's other outer line is full and the line gained is not empty.
                 lo_ok = (lo > SLIP_GAIN and evidence[n] < SLIP_DROP and evidence[0] > SLIP_LINE) or (
-                    evidence[n] < SLIP_EMPTY and evidence[1] > SLIP_FULL and evidence[0] > 2 * SLIP_EMPTY
+                    evidence[n] < SLIP_EMPTY and evidence[1] > SLIP_FULL and evidence[0] > SLIP_GAINED
                 )
                 hi_ok = (hi > SLIP_GAIN and evidence[1] < SLIP_DROP and evidence[n + 1] > SLIP_LINE) or (
-                    evidence[1] < SLIP_EMPTY and evidence[n] > SLIP_FULL and evidence[n + 1] > 2 * SLIP_EMPTY
+                    evidence[1] < SLIP_EMPTY and evidence[n] > SLIP_FULL and evidence[n + 1] > SLIP_GAINED
                 )
                 if lo_ok and (not hi_ok or lo > hi):
                     step = -1
                 elif hi_ok:
                     step = 1
             shifts.append(step)
-        return shifts[0], shifts[1]
+        cells = (shifts[0], shifts[1])
+        # The board's outline, found where the grid puts it and nearer than where the move would, overrules
+        # the cells: from low down the far outer line's cups hardly show, and the near frame's side face does.
+        if cells != (0, 0) and miss and miss[(0, 0)] < CONFIRM_TOL and miss[(0, 0)] < miss[cells]:
+            return (0, 0)
+        return cells
 
 
 def _lit_alike(points: F64, corners: F64, shape: Sequence[int], n: int, full: npt.NDArray[np.bool_]) -> int:
@@ -503,18 +510,15 @@ def _outline_sources(image: U8) -> Iterator[Sequence[Any]]:
             yield cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
 
 
-def _outline_slip(
-    outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None
-) -> tuple[int, int] | None:
+def _clear_slip(miss: dict[tuple[int, int], float]) -> tuple[int, int] | None:
     """The slip (whole cells along u and v) that puts the board's outline, or its frame's inner edge, where an
-    outline found in the picture is, when that is clear; ``None`` when it is not.
+    outline found in the picture is, when that is clear; ``None`` when it is not. ``miss``: :func:`_outline_misses`.
 
     Clear means: for the slipped grid some outline lies within ``OUTLINE_TOL``
     cells of where the board's edge would be, at all four corners, and for the
     grid as it is none comes within ``OUTLINE_FAR``, or none within
     ``1 / OUTLINE_CLEARER`` times as near.
     """
-    miss = _outline_misses(outlines, corners, n, shape)
     if not miss:
         return None
     slip = min(miss, key=lambda key: miss[key])
@@ -533,7 +537,7 @@ def _quality(view: lattice.LatticeView) -> float:
 
 _BOX = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # the grid's corners over n
 
-# Every slip by a whole cell (u, v) a grid may need (see _outline_slip).
+# Every slip by a whole cell (u, v) a grid may need (see _clear_slip).
 SLIPS = tuple((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1))
 
 
@@ -591,7 +595,7 @@ def _silhouette(pose: Pose, box: F64) -> F64:
 def _confirmed(outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None) -> bool:
     """Whether some outline lies within ``CONFIRM_TOL`` cells (at all four corners) of where the board's
     outline or its frame's inner edge is for this grid: then an outline found elsewhere could make
-    :func:`_outline_slip` move it only by lying ``1 / OUTLINE_CLEARER`` times nearer a slipped grid's edge."""
+    :func:`_clear_slip` move it only by lying ``1 / OUTLINE_CLEARER`` times nearer a slipped grid's edge."""
     return _outline_misses(outlines, corners, n, shape, ((0, 0),)).get((0, 0), np.inf) < CONFIRM_TOL
 
 
