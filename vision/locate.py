@@ -219,8 +219,7 @@ class Locator:
             corners, view = (moved, None) if again is None else again
         if view is None:
             view = lattice.look(work, corners, n, pad=1)
-        locked, strength = lattice.lock(view)
-        return self._fit(corners / scale, locked + strength / 3.0)
+        return self._fit(corners / scale, _quality(view))
 
     def _guesses(self, outlines: Sequence[F64], shape: Sequence[int]) -> list[F64]:
         """Grid guesses from outlines: each taken for the board's outline, its frame's inner edge or its grid."""
@@ -312,13 +311,12 @@ class Locator:
         start = (c - [x0, y0]) * scale
         whole = ((round(image.shape[0] * scale), round(image.shape[1] * scale)), (float(origin[0]), float(origin[1])))
         view = lattice.look(work, start, n, whole=whole, pad=1)
-        locked, strength = lattice.lock(view)
         moved = lattice.realign(view, affine=True)
         # Follow small moves (a shaking camera) only; a big one is for a new search.
         jump = float(np.max(np.linalg.norm(moved - start, axis=1)))
         if not _plausible(moved + origin, whole[0], n) or jump > 0.4 * pitch * scale:
             moved = start
-        return self._fit((moved + origin) / scale, locked + strength / 3.0)
+        return self._fit((moved + origin) / scale, _quality(view))
 
     def _fit(self, corners: F64, score: float) -> GridFit:
         """A grid (full-size pixels) and its lattice quality; ``quality`` 0 at :data:`ACCEPT`, 1 at :data:`SURE`."""
@@ -362,8 +360,7 @@ class Locator:
             if lattice.inverted(refined[1]):
                 refined = self._uninverted(work, refined)
             seen.views[refined[0].tobytes()] = refined[1]
-            locked, strength = lattice.lock(refined[1])
-            quality = locked + strength / 3.0
+            quality = _quality(refined[1])
             if ACCEPT <= quality < SURE and lattice.ball_colours(work, refined[0], n) < PLAIN:
                 quality -= PLAIN_PENALTY  # one-coloured dots: a printed pattern more likely than balls
             if best is None or quality - penalty > best[0] - best[2]:
