@@ -295,8 +295,7 @@ class BoardReader:
         step = np.round(offset)
         if not np.any(step) or np.any(np.abs(step) > 1) or np.any(np.abs(offset - step) > SAME_CENTRE):
             return fit
-        box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64) + step
-        moved = apply_homography(fit.homography, box)
+        moved = shifted(fit.corners, n, float(step[0]), float(step[1]))
         pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / n
         if float(np.max(np.linalg.norm(moved - ref, axis=1))) / pitch > SAME_GRID:
             return fit  # not the same picture of the board: the camera or the board moved
@@ -444,7 +443,7 @@ def calibrate(
     if found is None:
         raise CalibrationBoardNotFoundError("no board found in the calibration picture")
     try:
-        return _calibrated(image, v, reader, found[0], found[2], corners, rotation)
+        return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation)
     except CalibrationError as first:
         if corners is not None or isinstance(first, CalibrationBoardNotFoundError):
             raise
@@ -457,7 +456,7 @@ def calibrate(
             if found is None:
                 break
             try:
-                return _calibrated(image, v, reader, found[0], found[2], corners, rotation)
+                return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation)
             except CalibrationError:
                 continue
         raise first from None
@@ -480,7 +479,7 @@ def _hide_grid(image: U8, homography: F64, n: int) -> U8:
 def _calibrated(
     image: U8,
     v: Variant,
-    reader: BoardReader,
+    model: ColourModel,
     fit: GridFit,
     features: F64,
     corners: list[list[float]] | None,
@@ -488,7 +487,7 @@ def _calibrated(
 ) -> Profile:
     """The profile from a start position read on ``fit`` (see :func:`calibrate`)."""
     n = v.size
-    probs = reader.model.probabilities(features, v)
+    probs = model.probabilities(features, v)
     step = _start_offset(probs, n)
     if step != (0, 0):
         # The grid was found a cell out: the balls the start position has in the centre are off it.
@@ -496,7 +495,7 @@ def _calibrated(
         centred = shifted(fit.corners, n, *step)
         fit = GridFit(centred, grid_homography(centred, n), fit.quality, fit.score)
         features = features_from_lab(sample_cells(image, fit.homography, n))
-        probs = reader.model.probabilities(features, v)
+        probs = model.probabilities(features, v)
     start = Position.start(v).board()
     if rotation is None:
         rotation = _start_rotation(probs, start, n)

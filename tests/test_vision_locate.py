@@ -23,6 +23,15 @@ def _error_in_cells(found: np.ndarray, truth: list[tuple[float, float]], n: int)
     return min(float(np.max(np.linalg.norm(np.roll(found, s, axis=0) - gt, axis=1))) for s in range(4)) / pitch
 
 
+def _located_off(k: int, start: bool = False) -> float:
+    """How many cells out the locator places development scene ``k``'s grid (its game frame, or its start
+    position); infinite when it finds none."""
+    variant, board, params = unseen_scene(k)
+    image, truth = render(Position.start(variant).board() if start else board, params, variant=variant)
+    fit = Locator(board.size).locate(image)
+    return np.inf if fit is None else _cells_out(fit.corners, np.asarray(truth.corners), board.size)
+
+
 def test_order_corners_is_clockwise_from_top_left() -> None:
     pts = [[10, 90], [90, 10], [10, 10], [90, 90]]
     assert order_corners(pts).tolist() == [[10, 10], [90, 10], [90, 90], [10, 90]]
@@ -305,33 +314,22 @@ def test_a_board_seen_from_low_down_is_placed_by_its_outline_side_face_and_all()
     # A dark green board on a pale table at 35 degrees: the line of cells beyond its far edge hardly shows
     # (cups there are faint), so only the outline tells that the grid is a cell too near the camera. From
     # this low the outline runs round the board's near side face too; counting that settles it.
-    variant, board, params = unseen_scene(230)
-    assert params.elevation < 40
-    image, truth = render(board, params, variant=variant)
-    fit = Locator(board.size).locate(image)
-    assert fit is not None
-    assert _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+    assert unseen_scene(230)[2].elevation < 40
+    assert _located_off(230) < 0.35
 
 
 def test_the_start_on_a_black_board_is_found_from_its_outline_among_nested_ones() -> None:
     # Four balls on a black board whose cups do not show: only the outline places the grid. The board's
     # edge and its frame's both lead to grids that centre the four balls, at slightly different pitches;
     # the one whose cells lock on clearly better is taken (before, the pair was ambiguous and none was).
-    variant, board, params = unseen_scene(314)
-    image, truth = render(Position.start(variant).board(), params, variant=variant)
-    fit = Locator(board.size).locate(image)
-    assert fit is not None
-    assert _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+    assert _located_off(314, start=True) < 0.35
 
 
 def test_a_confirmed_grid_from_the_grey_levels_outlines_is_kept_when_the_full_search_finds_worse() -> None:
     # A grey board at 49 degrees: the grey level's outlines lead to the right grid, which locks on and
     # whose outline is found where it says; among every map's many more guesses, the most promising few
     # aligned in full do not include it, and the search used to end with no board.
-    variant, board, params = unseen_scene(61)
-    image, truth = render(board, params, variant=variant)
-    fit = Locator(board.size).locate(image)
-    assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+    assert _located_off(61) < 0.35
 
 
 def test_a_grid_on_the_plastic_between_the_cups_is_moved_onto_the_cups() -> None:
@@ -354,17 +352,11 @@ def test_a_grid_a_cell_out_whose_outer_line_is_nearly_empty_is_settled_back() ->
     # From 61 degrees a grid a column out locks on fully: its first column is the frame (a tenth of a
     # typical line's evidence, where an empty line had to show under a twentieth), the column beyond its
     # last is cups. It moves back.
-    variant, board, params = unseen_scene(402)
-    image, truth = render(board, params, variant=variant)
-    fit = Locator(board.size).locate(image)
-    assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+    assert _located_off(402) < 0.35
 
 
 def test_the_boards_outline_keeps_a_grid_whose_far_line_hardly_shows() -> None:
     # The start position from 35 degrees: the far outer row's cups hardly show and the near frame's side
     # face does, so the cells alone would move the grid a row towards the camera. The board's outline is
     # found where the grid puts it, nearer than where the move would: the grid stays.
-    variant, board, params = unseen_scene(230)
-    image, truth = render(Position.start(variant).board(), params, variant=variant)
-    fit = Locator(board.size).locate(image)
-    assert fit is not None and _cells_out(fit.corners, np.asarray(truth.corners), board.size) < 0.35
+    assert _located_off(230, start=True) < 0.35

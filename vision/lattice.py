@@ -45,6 +45,7 @@ __all__ = [
     "ball_colours",
     "ball_share",
     "cell_phases",
+    "grid_homography",
     "inverted",
     "lifted",
     "line_evidence",
@@ -233,7 +234,7 @@ def _lifted(h: F64, shape: tuple[int, ...], height: float) -> F64:
 def lifted(corners: F64, n: int, shape: tuple[int, ...], height: float) -> F64:
     """The homography (grid -> image) of the plane ``height`` cells above a grid's (corners tl, tr, br, bl in a
     picture of ``shape``), from the camera pose behind it."""
-    h = _grid_homography(corners, n)
+    h = grid_homography(corners, n)
     return _lifted(h, shape, height)
 
 
@@ -254,7 +255,7 @@ def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] 
     return hb if PARALLAX_MIN < float(np.hypot(*shift)) < PARALLAX_MAX else None
 
 
-def _grid_homography(corners: npt.ArrayLike, n: int) -> F64:
+def grid_homography(corners: npt.ArrayLike, n: int) -> F64:
     """The homography from grid coordinates (0..n) to the image of a grid with ``corners`` (tl, tr, br, bl)."""
     src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
     return np.asarray(cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32).reshape(4, 2)), np.float64)
@@ -283,7 +284,7 @@ def look(
     round the grid are looked at (two for :func:`line_evidence`, one will do
     for :func:`realign` and :func:`lock`).
     """
-    h = _grid_homography(corners, n)
+    h = grid_homography(corners, n)
     view = rectify(image, h, n, pad, px)
     plastic = plastic_colour(view, n, pad, px)
     content, ball = content_map(view, plastic, px)
@@ -488,9 +489,9 @@ def line_evidence(view: LatticeView) -> tuple[F64, F64]:
     return np.asarray(columns, np.float64), np.asarray(rows, np.float64)
 
 
-def shifted(corners: F64, n: int, du: int, dv: int) -> F64:
-    """The grid moved by whole cells."""
-    h = _grid_homography(corners, n)
+def shifted(corners: F64, n: int, du: float, dv: float) -> F64:
+    """The grid moved by ``du`` cells along u and ``dv`` along v (its corners, tl, tr, br, bl)."""
+    h = grid_homography(corners, n)
     return _apply(h, np.array([[du, dv], [n + du, dv], [n + du, n + dv], [du, n + dv]], np.float64))
 
 
@@ -518,7 +519,7 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
         pitch = float(np.linalg.norm(corners[1] - corners[0])) / n
         level = int(np.clip(np.floor(np.log2(max(pitch, 1.0) / px)), 0, len(pyramid) - 1))
         image = pyramid[level]
-        h = _grid_homography(np.asarray(corners, np.float64) / 2**level, n)
+        h = grid_homography(np.asarray(corners, np.float64) / 2**level, n)
         warped[i] = _warp(image, h, n, 0, px)
         hb = _raised(h, image.shape, n)
         if hb is not None:
@@ -596,7 +597,7 @@ def _scan_waves(n: int, px: int) -> tuple[F64, F64]:
 def ball_share(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) -> F64:
     """Per cell (rows, columns), how much of its middle looks like a ball (0..1), seen on the plane of the balls'
     centres (when the parallax is worth modelling). ``image`` is BGR or Lab."""
-    h = _grid_homography(corners, n)
+    h = grid_homography(corners, n)
     raised = _raised(h, image.shape, n)
     flat = rectify(image, h, n, pad=0, px=px)
     view = rectify(image, raised, n, pad=0, px=px) if raised is not None else flat
@@ -614,7 +615,7 @@ def ball_colours(image: npt.NDArray[Any], corners: F64, n: int, px: int = PX) ->
     however its balls lie; a printed pattern of dots (a game's box lid, a card)
     shows one. About 0.3 to 0.5 for a board, near 0 for such a pattern.
     """
-    h = _grid_homography(corners, n)
+    h = grid_homography(corners, n)
     raised = _raised(h, image.shape, n)
     view = rectify(image, raised if raised is not None else h, n, pad=0, px=px)
     _, ball = content_map(view, plastic_colour(view, n, 0, px), px)

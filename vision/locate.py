@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import balls, lattice
+from .lattice import grid_homography
 from .pose import Pose
 
 __all__ = ["GridFit", "Locator", "apply_homography", "grid_homography", "order_corners"]
@@ -90,13 +91,6 @@ def order_corners(points: npt.ArrayLike) -> F64:
     pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down)
     start = int(np.argmin(pts[:, 0] + pts[:, 1]))
     return np.roll(pts, -start, axis=0)
-
-
-def grid_homography(corners: npt.ArrayLike, n: int) -> F64:
-    """Homography from grid coordinates (0..n) to the image, given the grid's corners tl, tr, br, bl."""
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-    h = cv2.getPerspectiveTransform(src.astype(np.float32), np.asarray(corners, np.float32).reshape(4, 2))
-    return np.asarray(h, np.float64)
 
 
 def apply_homography(h: npt.ArrayLike, pts: npt.ArrayLike) -> F64:
@@ -276,8 +270,7 @@ class Locator:
         su, sv = float(np.median(du[full])), float(np.median(dv[full]))
         if max(abs(su), abs(sv)) > OUTLINE_SHIFT:
             return None
-        box = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]]) + np.array([su, sv])
-        grid = apply_homography(grid_homography(guess, n), box)
+        grid = lattice.shifted(guess, n, su, sv)
         view = lattice.look(image, grid, n, pad=1)
         du, dv = view.offsets
         if not np.all((np.abs(du[full]) < OUTLINE_CENTRED) & (np.abs(dv[full]) < OUTLINE_CENTRED)):
@@ -378,16 +371,15 @@ class Locator:
         cells look most like cells and the lines beyond them least.
         """
         n = self.n
-        h = grid_homography(refined[0], n)
+        quality = _quality(refined[1])
         best, best_edges = refined, -np.inf
         for du, dv in itertools.product((-0.5, 0.5), repeat=2):
-            half = apply_homography(h, _BOX * n + (du, dv))
+            half = lattice.shifted(refined[0], n, du, dv)
             again = self._refine(image, half, REFINE_STEPS) if _plausible(half, image.shape, n) else None
-            if again is None or lattice.inverted(again[1]) or _quality(again[1]) <= _quality(refined[1]):
+            if again is None or lattice.inverted(again[1]) or _quality(again[1]) <= quality:
                 continue
             edges = sum(
-                float(line[1] + line[n] - line[0] - line[n + 1]) / max(float(np.median(line[1:-1])), 1e-6)
-                for line in lattice.line_evidence(again[1])
+                float(e[1] + e[n] - e[0] - e[n + 1]) for e in _relative_lines(again[1]) if e is not None
             )
             if edges > best_edges:
                 best, best_edges = again, edges
@@ -426,11 +418,9 @@ class Locator:
         view = lattice.look(image, corners, n) if view is None else view
         parallax = view.parallax.mean(axis=(0, 1))
         shifts = []
-        for axis, line in enumerate(lattice.line_evidence(view)):
-            typical = float(np.median(line[1:-1]))
+        for axis, evidence in enumerate(_relative_lines(view)):
             step = 0
-            if typical > 1e-6:
-                evidence = line / typical
+            if evidence is not None:
                 # Seen obliquely, the balls of the far outer line reach over the line beyond it, so
                 # a cell gained on the far side must show more.
                 spill = SLIP_SPILL * abs(float(parallax[axis]))
@@ -532,7 +522,15 @@ def _quality(view: lattice.LatticeView) -> float:
     return locked + strength / 3.0
 
 
-_BOX = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # the grid's corners over n
+def _relative_lines(view: lattice.LatticeView) -> list[F64 | None]:
+    """:func:`lattice.line_evidence` along u and along v, each over the grid's typical line (the median of its
+    own lines); ``None`` for an axis along which the grid's lines show nothing."""
+    out: list[F64 | None] = []
+    for line in lattice.line_evidence(view):
+        typical = float(np.median(line[1:-1]))
+        out.append(line / typical if typical > 1e-6 else None)
+    return out
+
 
 # Every slip by a whole cell (u, v) a grid may need (see _clear_slip).
 SLIPS = tuple((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1))
