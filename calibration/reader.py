@@ -25,7 +25,7 @@ import numpy.typing as npt
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.lattice import shifted
-from rolit.vision.locate import GridFit, Locator, apply_homography, grid_homography, order_corners
+from rolit.vision.locate import OUTLINE_QUALITY, GridFit, Locator, apply_homography, grid_homography, order_corners
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
 
@@ -441,6 +441,10 @@ def calibrate(
     reader = BoardReader(v, profile=Profile(v.name, corners=corners))
     found = reader.readings(image)
     if found is None:
+        if corners is None:
+            profile = _from_start_search(image, v, reader.model, rotation)
+            if profile is not None:
+                return profile
         raise CalibrationBoardNotFoundError("no board found in the calibration picture")
     try:
         return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation)
@@ -464,6 +468,58 @@ def calibrate(
 
 # How many times calibration looks elsewhere for the board when what it found does not show the start position.
 ELSEWHERE = 2
+
+
+def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int | None) -> Profile | None:
+    """The profile from the grid, among those the board's outlines lead to, on which the start position reads
+    likeliest; ``None`` when none reads it well (see :data:`START_LIKELY`).
+
+    For a board whose cups do not show (a black board): the locator finds no
+    lattice there, and four balls are too few for one of their own. Each
+    outline is centred on what stands in its middle cells (see
+    :meth:`Locator.centred_guesses`), and the start position is what tells
+    the board's outline from the rest.
+    """
+    n = v.size
+    start = Position.start(v).board()
+    scored: list[tuple[float, F64]] = []
+    for corners in Locator(n).centred_guesses(image):
+        probs = _probabilities(image, corners, v, model)
+        step = _start_offset(probs, n)
+        if step != (0, 0):
+            corners = shifted(corners, n, *step)
+            probs = _probabilities(image, corners, v, model)
+        scored.append((max(_start_scores(probs, start, n)), corners))
+    scored.sort(key=lambda s: -s[0])
+    for likelihood, corners in scored[:START_TRIES]:
+        if likelihood < START_LIKELY:
+            break
+        fit = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, likelihood)
+        features = features_from_lab(sample_cells(image, fit.homography, n))
+        try:
+            profile = _calibrated(image, v, model, fit, features, None, rotation)
+        except CalibrationError:
+            continue
+        log.info("calibration: no lattice found; the start position read on the board's outline")
+        return profile
+    return None
+
+
+# The least log-likelihood of the start position (its likeliest turn, over all cells) for a grid from the
+# outlines alone to be taken, and how many of the likeliest are tried. On development start positions
+# the grids that read it within a cell of the truth scored above -6, those further out below -14.
+START_LIKELY, START_TRIES = -8.0, 3
+
+
+def _probabilities(image: U8, corners: F64, v: Variant, model: ColourModel) -> F64:
+    """The default model's probabilities for every cell of the grid ``corners``."""
+    return model.probabilities(features_from_lab(sample_cells(image, grid_homography(corners, v.size), v.size)), v)
+
+
+def _start_scores(probs: F64, start: Board, n: int) -> list[float]:
+    """The log-likelihood of the start position (every cell) under each quarter turn."""
+    cells = np.arange(n * n)
+    return [float(np.sum(np.log(probs[cells, _labels_of(start, n, rotation)] + 1e-6))) for rotation in range(4)]
 
 
 def _hide_grid(image: U8, homography: F64, n: int) -> U8:
@@ -565,10 +621,7 @@ ROTATION_MARGIN = 20.0
 
 def _start_rotation(probs: F64, start: Board, n: int) -> int:
     """The quarter turns under which the picture's centre colours are likeliest; refused when not clearly so."""
-    scores = []
-    for rotation in range(4):
-        labels = _labels_of(start, n, rotation)
-        scores.append(float(np.sum(np.log(probs[np.arange(n * n), labels] + 1e-6))))
+    scores = _start_scores(probs, start, n)
     order = np.argsort(scores)[::-1]
     if scores[order[0]] - scores[order[1]] < np.log(ROTATION_MARGIN):
         raise CalibrationError(

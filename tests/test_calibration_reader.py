@@ -273,3 +273,27 @@ def test_calibration_looks_elsewhere_when_what_it_found_is_not_the_start_positio
     assert fit is not None and _cells_out(fit.corners, truth.corners, board.size) > 5
     profile = calibrate(image, variant)
     assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
+
+
+def test_calibration_reads_the_start_position_on_the_outline_of_a_board_whose_cups_do_not_show() -> None:
+    # A black board seen from 41 degrees: its cups do not show, and four balls are too few for a lattice of
+    # their own, so the locator finds nothing. The board's outline, centred on its middle cells, is where
+    # the start position reads; the calibrated reader then reads a game on that board without a mistake.
+    from rolit.calibration.bench import _score
+
+    variant, board, params = unseen_scene(9)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    assert BoardReader(variant).locate(image) is None
+    profile = calibrate(image, variant)
+    assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
+    game, game_truth = render(board, params, variant=variant)
+    seen = BoardReader(variant, profile=profile).read(game)
+    assert seen.board is not None and seen.corners is not None
+    assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0
+
+
+def test_calibration_on_the_outline_alone_still_refuses_a_game_in_progress() -> None:
+    variant, board, params = unseen_scene(9)
+    image, _ = render(board, params, variant=variant)
+    with pytest.raises(CalibrationError, match="does not show the start position"):
+        calibrate(image, variant)

@@ -249,6 +249,26 @@ class Locator:
             return None
         return best
 
+    def centred_guesses(self, image: U8) -> list[F64]:
+        """Grids (corners, full-resolution pixels) from every outline in ``image``, each moved by under a cell
+        to centre what stands in its middle two-by-two cells: the start position's balls, on a board whose cups
+        do not show (a black board), where :meth:`locate` finds no lattice to lock on.
+
+        Every outline is taken for the board's outline, its frame's inner edge
+        and the grid (see :data:`FRAME_RATIOS`), so most of these are wrong:
+        the caller picks by what the cells hold (see ``rolit.calibration``).
+        """
+        n = self.n
+        scale = min(1.0, self.work_width / image.shape[1])
+        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+        c = n // 2 - 1
+        out = []
+        for guess in self._guesses(self.candidates(work), work.shape):
+            du, dv = lattice.look(work, guess, n, pad=1).offsets
+            su, sv = float(np.median(du[c : c + 2, c : c + 2])), float(np.median(dv[c : c + 2, c : c + 2]))
+            out.append(lattice.shifted(guess, n, su, sv) / scale)
+        return out
+
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
         """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
         score, when it holds; ``None`` when not.
