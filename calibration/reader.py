@@ -432,7 +432,10 @@ def calibrate(
     The start position also fixes the board's orientation in the picture: the
     turn under which the default model finds the centre colours most likely,
     unless ``rotation`` (quarter turns, see :func:`board_square`) says it.
-    Raises :class:`CalibrationError` when no board is found (its subclass
+    The grid is the locator's; when it finds none, or none that shows the
+    start position, the board's outlines are searched for the grid on which
+    the start position reads likeliest (see :func:`_from_start_search`).
+    Corners given in ``profile`` are taken as they are. Raises :class:`CalibrationError` when no board is found (its subclass
     :class:`CalibrationBoardNotFoundError`), when the frame does not show the
     start position, or when its colours cannot be told apart.
     """
@@ -441,10 +444,9 @@ def calibrate(
     reader = BoardReader(v, profile=Profile(v.name, corners=corners))
     found = reader.readings(image)
     if found is None:
-        if corners is None:
-            profile = _from_start_search(image, v, reader.model, rotation)
-            if profile is not None:
-                return profile
+        searched = _from_start_search(image, v, reader.model, rotation) if corners is None else None
+        if searched is not None:
+            return searched
         raise CalibrationBoardNotFoundError("no board found in the calibration picture")
     try:
         return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation)
@@ -463,6 +465,10 @@ def calibrate(
                 return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation)
             except CalibrationError:
                 continue
+        # No lattice shows it: the board's outline still may (a board whose cups hardly show, by a cloth).
+        searched = _from_start_search(image, v, reader.model, rotation)
+        if searched is not None:
+            return searched
         raise first from None
 
 

@@ -297,3 +297,18 @@ def test_calibration_on_the_outline_alone_still_refuses_a_game_in_progress() -> 
     image, _ = render(board, params, variant=variant)
     with pytest.raises(CalibrationError, match="does not show the start position"):
         calibrate(image, variant)
+
+
+def test_calibration_searches_the_outlines_when_the_lattice_found_does_not_show_the_start_position() -> None:
+    # The locator's grid here is no view of the start position (its centre colours cannot be told apart),
+    # and no other lattice is found; one of the board's outlines, centred on the middle cells, shows it.
+    from rolit.calibration.bench import _score
+
+    variant, board, params = unseen_scene(624)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(image, variant)
+    assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
+    game, game_truth = render(board, params, variant=variant)
+    seen = BoardReader(variant, profile=profile).read(game)
+    assert seen.board is not None and seen.corners is not None
+    assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0
