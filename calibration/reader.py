@@ -435,7 +435,9 @@ def calibrate(
     The grid is the locator's; when it finds none, or none that shows the
     start position, the board's outlines are searched for the grid on which
     the start position reads likeliest (see :func:`_from_start_search`).
-    Corners given in ``profile`` are taken as they are. Raises :class:`CalibrationError` when no board is found (its subclass
+    Corners given in ``profile`` are taken as they are.
+
+    Raises :class:`CalibrationError` when no board is found (its subclass
     :class:`CalibrationBoardNotFoundError`), when the frame does not show the
     start position, or when its colours cannot be told apart.
     """
