@@ -490,25 +490,27 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
     """
     n = v.size
     start = Position.start(v).board()
-    scored: list[tuple[float, F64]] = []
+    scored: list[tuple[float, GridFit, F64]] = []
     for corners in Locator(n).centred_guesses(image):
-        probs = _probabilities(image, corners, v, model)
+        fit = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
+        features = features_from_lab(sample_cells(image, fit.homography, n))
+        probs = model.probabilities(features, v)
         step = _start_offset(probs, n)
         if step != (0, 0):
-            corners = shifted(corners, n, *step)
-            probs = _probabilities(image, corners, v, model)
-        scored.append((max(_start_scores(probs, start, n)), corners))
+            moved = shifted(corners, n, *step)
+            fit = GridFit(moved, grid_homography(moved, n), OUTLINE_QUALITY, 0.0)
+            features = features_from_lab(sample_cells(image, fit.homography, n))
+            probs = model.probabilities(features, v)
+        scored.append((max(_start_scores(probs, start, n)), fit, features))
     scored.sort(key=lambda s: -s[0])
-    for likelihood, corners in scored[:START_TRIES]:
+    for likelihood, fit, features in scored[:START_TRIES]:
         if likelihood < START_LIKELY:
             break
-        fit = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, likelihood)
-        features = features_from_lab(sample_cells(image, fit.homography, n))
         try:
             profile = _calibrated(image, v, model, fit, features, None, rotation)
         except CalibrationError:
             continue
-        log.info("calibration: no lattice found; the start position read on the board's outline")
+        log.info("calibration: the start position read on the board's outline (log-likelihood %.1f)", likelihood)
         return profile
     return None
 
@@ -517,11 +519,6 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
 # outlines alone to be taken, and how many of the likeliest are tried. On development start positions
 # the grids that read it within a cell of the truth scored above -6, those further out below -14.
 START_LIKELY, START_TRIES = -8.0, 3
-
-
-def _probabilities(image: U8, corners: F64, v: Variant, model: ColourModel) -> F64:
-    """The default model's probabilities for every cell of the grid ``corners``."""
-    return model.probabilities(features_from_lab(sample_cells(image, grid_homography(corners, v.size), v.size)), v)
 
 
 def _start_scores(probs: F64, start: Board, n: int) -> list[float]:

@@ -161,8 +161,7 @@ class Locator:
 
         Frame to frame, :meth:`track` follows a grid found before far more cheaply.
         """
-        scale = min(1.0, self.work_width / image.shape[1])
-        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+        work, scale = self._work(image)
         n = self.n
         # A first look at every guess, on a pyramid level where a cell is a few pixels across
         # (smoothed a little against noise); the most promising few are aligned in full.
@@ -215,6 +214,12 @@ class Locator:
             view = lattice.look(work, corners, n, pad=1)
         return self._fit(corners / scale, _quality(view))
 
+    def _work(self, image: U8) -> tuple[U8, float]:
+        """The picture at most :attr:`work_width` pixels wide, where grids are searched for, and its scale."""
+        scale = min(1.0, self.work_width / image.shape[1])
+        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+        return work, scale
+
     def _guesses(self, outlines: Sequence[F64], shape: Sequence[int]) -> list[F64]:
         """Grid guesses from outlines: each taken for the board's outline, its frame's inner edge or its grid."""
         n = self.n
@@ -259,8 +264,7 @@ class Locator:
         the caller picks by what the cells hold (see ``rolit.calibration``).
         """
         n = self.n
-        scale = min(1.0, self.work_width / image.shape[1])
-        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+        work, scale = self._work(image)
         c = n // 2 - 1
         out = []
         for guess in self._guesses(self.candidates(work), work.shape):
