@@ -52,6 +52,9 @@ U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
 # image may be any of the three.
 FRAME_RATIOS = (20.0 / 30.0, 4.0 / 30.0, 0.0)
 TOP = 4  # candidate grids aligned in full (the most promising after a first look)
+# The same, for a grid the board's outline confirms, when the best found is not confirmed; and how much less
+# such a grid may lock on and still be taken instead.
+CONFIRMED_TOP, CONFIRMED_MARGIN = 12, 0.1
 BALL_TOP, BALL_PENALTY = 3, 0.1  # the same for guesses from the balls' lattice, and how much they give way
 BALL_DRIFT = 0.4  # cells a guess from the balls' lattice may move in alignment (more: the lattice was not the cells')
 REFINE_STEPS = (False, False, True, True)  # cell-by-cell alignment: scale and shift twice, then affine twice
@@ -192,6 +195,17 @@ class Locator:
                 # grid among the cells the balls leave open).
                 from_balls = _distinct([g for g in balls.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
                 best = self._best(work, pyramid, from_balls, BALL_TOP, BALL_PENALTY, best, BALL_DRIFT, seen)
+        if best is not None and best[0] < SURE and not _confirmed(outlines, best[1], n, work.shape):
+            # No outline is the board's where the grid is: a grid a little off may have locked on better than
+            # the right one, and the right one may not have been among the most promising few.
+            guesses = self._guesses(outlines, work.shape)
+            confirmed = self._best(work, pyramid, guesses, CONFIRMED_TOP, 0.0, None, seen=seen, confirm=outlines)
+            if (
+                confirmed is not None
+                and confirmed[0] >= ACCEPT
+                and confirmed[0] > best[0] - best[2] - CONFIRMED_MARGIN
+            ):
+                best = confirmed
         # A grid the balls' own lattice led to has that lattice for it too: it may show fewer of its
         # cells (a hand over half the board).
         if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
@@ -350,14 +364,17 @@ class Locator:
         best: tuple[float, F64, float] | None,
         drift: float = np.inf,
         seen: _Seen | None = None,
+        confirm: Sequence[F64] | None = None,
     ) -> tuple[float, F64, float] | None:
         """The best of ``best`` and the ``count`` most promising ``guesses`` aligned cell by cell:
         (quality, corners, penalty).
 
         A guess's quality is the lattice quality of where it ends; it competes
         with the others less its ``penalty``. A guess that the alignment moves
-        more than ``drift`` cells somewhere is dropped. ``seen`` keeps what was
-        worked out for a guess (its first look, its alignment) for another call.
+        more than ``drift`` cells somewhere is dropped, and so is one that ends
+        where none of the outlines ``confirm`` (when given) is the board's (see
+        :func:`_confirmed`). ``seen`` keeps what was worked out for a guess (its
+        first look, its alignment) for another call.
         """
         n = self.n
         seen = _Seen() if seen is None else seen
@@ -376,6 +393,8 @@ class Locator:
                 continue
             if lattice.inverted(refined[1]):
                 refined = self._uninverted(work, refined)
+            if confirm is not None and not _confirmed(confirm, refined[0], n, work.shape):
+                continue
             seen.views[refined[0].tobytes()] = refined[1]
             quality = _quality(refined[1])
             if ACCEPT <= quality < SURE and lattice.ball_colours(work, refined[0], n) < PLAIN:
