@@ -180,11 +180,13 @@ class Locator:
         # enough to take and the board's outline confirms it, and the new search found nothing better.
         # (Kept unconfirmed, it also won where a grid a little off had locked on more than the right one.)
         outlines = self.candidates(work, FAST_SOURCES)
-        best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
+        guesses = self._guesses(outlines, work.shape)
+        best = self._best(work, pyramid, guesses, TOP, 0.0, None, seen=seen)
         if best is None or best[0] < SURE or not _confirmed(outlines, best[1], n, work.shape):
             first = best
             outlines = self.candidates(work)
-            best = self._best(work, pyramid, self._guesses(outlines, work.shape), TOP, 0.0, None, seen=seen)
+            guesses = self._guesses(outlines, work.shape)
+            best = self._best(work, pyramid, guesses, TOP, 0.0, None, seen=seen)
             if first is not None and first[0] >= ACCEPT and (best is None or best[0] < first[0]) and _confirmed(
                 outlines, first[1], n, work.shape
             ):
@@ -198,7 +200,6 @@ class Locator:
         if best is not None and best[0] < SURE and not _confirmed(outlines, best[1], n, work.shape):
             # No outline is the board's where the grid is: a grid a little off may have locked on better than
             # the right one, and the right one may not have been among the most promising few.
-            guesses = self._guesses(outlines, work.shape)
             confirmed = self._best(work, pyramid, guesses, CONFIRMED_TOP, 0.0, None, seen=seen, confirm=outlines)
             if (
                 confirmed is not None
