@@ -54,7 +54,7 @@ FRAME_RATIOS = (20.0 / 30.0, 4.0 / 30.0, 0.0)
 TOP = 4  # candidate grids aligned in full (the most promising after a first look)
 # The same, for a grid the board's outline confirms, when the best found is not confirmed; and how much less
 # such a grid may lock on and still be taken instead.
-CONFIRMED_TOP, CONFIRMED_MARGIN = 12, 0.1
+CONFIRMED_TOP, CONFIRMED_MARGIN = 8, 0.1
 BALL_TOP, BALL_PENALTY = 3, 0.1  # the same for guesses from the balls' lattice, and how much they give way
 BALL_DRIFT = 0.4  # cells a guess from the balls' lattice may move in alignment (more: the lattice was not the cells')
 REFINE_STEPS = (False, False, True, True)  # cell-by-cell alignment: scale and shift twice, then affine twice
