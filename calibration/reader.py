@@ -492,15 +492,10 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
     start = Position.start(v).board()
     scored: list[tuple[float, GridFit, F64]] = []
     for corners in Locator(n).centred_guesses(image):
-        fit = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
-        features = features_from_lab(sample_cells(image, fit.homography, n))
-        probs = model.probabilities(features, v)
-        step = _start_offset(probs, n)
-        if step != (0, 0):
-            moved = shifted(corners, n, *step)
-            fit = GridFit(moved, grid_homography(moved, n), OUTLINE_QUALITY, 0.0)
-            features = features_from_lab(sample_cells(image, fit.homography, n))
-            probs = model.probabilities(features, v)
+        guess = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
+        fit, features, probs = _on_centre_block(
+            image, v, model, guess, features_from_lab(sample_cells(image, guess.homography, n))
+        )
         scored.append((max(_start_scores(probs, start, n)), fit, features))
     scored.sort(key=lambda s: -s[0])
     for likelihood, fit, features in scored[:START_TRIES]:
@@ -519,6 +514,24 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
 # outlines alone to be taken, and how many of the likeliest are tried. On development start positions
 # the grids that read it within a cell of the truth scored above -6, those further out below -14.
 START_LIKELY, START_TRIES = -8.0, 3
+
+
+def _on_centre_block(
+    image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64
+) -> tuple[GridFit, F64, F64]:
+    """The grid, its cells' features and their probabilities, moved by whole cells when the start position's
+    centre balls sit in a block one cell out (see :func:`_start_offset`)."""
+    n = v.size
+    probs = model.probabilities(features, v)
+    step = _start_offset(probs, n)
+    if step == (0, 0):
+        return fit, features, probs
+    # The grid was found a cell out: the balls the start position has in the centre are off it.
+    log.info("calibration: the grid moved by %s cells to centre the start position", step)
+    centred = shifted(fit.corners, n, *step)
+    fit = GridFit(centred, grid_homography(centred, n), fit.quality, fit.score)
+    features = features_from_lab(sample_cells(image, fit.homography, n))
+    return fit, features, model.probabilities(features, v)
 
 
 def _start_scores(probs: F64, start: Board, n: int) -> list[float]:
@@ -548,15 +561,7 @@ def _calibrated(
 ) -> Profile:
     """The profile from a start position read on ``fit`` (see :func:`calibrate`)."""
     n = v.size
-    probs = model.probabilities(features, v)
-    step = _start_offset(probs, n)
-    if step != (0, 0):
-        # The grid was found a cell out: the balls the start position has in the centre are off it.
-        log.info("calibration: the grid moved by %s cells to centre the start position", step)
-        centred = shifted(fit.corners, n, *step)
-        fit = GridFit(centred, grid_homography(centred, n), fit.quality, fit.score)
-        features = features_from_lab(sample_cells(image, fit.homography, n))
-        probs = model.probabilities(features, v)
+    fit, features, probs = _on_centre_block(image, v, model, fit, features)
     start = Position.start(v).board()
     if rotation is None:
         rotation = _start_rotation(probs, start, n)

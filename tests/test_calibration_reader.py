@@ -275,21 +275,31 @@ def test_calibration_looks_elsewhere_when_what_it_found_is_not_the_start_positio
     assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
 
 
+def _calibrated_then_read(k: int) -> tuple[float, int]:
+    """Development scene ``k`` calibrated from its start position: how many cells out the calibration grid
+    lies, and how many cells of the scene's game the calibrated reader then reads wrong."""
+    from rolit.calibration.bench import _score
+
+    variant, board, params = unseen_scene(k)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(image, variant)
+    assert profile.seen_corners is not None
+    game, game_truth = render(board, params, variant=variant)
+    seen = BoardReader(variant, profile=profile).read(game)
+    assert seen.board is not None and seen.corners is not None
+    wrong = _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"]
+    return _cells_out(profile.seen_corners, truth.corners, board.size), wrong
+
+
 def test_calibration_reads_the_start_position_on_the_outline_of_a_board_whose_cups_do_not_show() -> None:
     # A black board seen from 41 degrees: its cups do not show, and four balls are too few for a lattice of
     # their own, so the locator finds nothing. The board's outline, centred on its middle cells, is where
     # the start position reads; the calibrated reader then reads a game on that board without a mistake.
-    from rolit.calibration.bench import _score
-
-    variant, board, params = unseen_scene(9)
-    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    variant, _, params = unseen_scene(9)
+    image, _ = render(Position.start(variant).board(), params, variant=variant)
     assert BoardReader(variant).locate(image) is None
-    profile = calibrate(image, variant)
-    assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
-    game, game_truth = render(board, params, variant=variant)
-    seen = BoardReader(variant, profile=profile).read(game)
-    assert seen.board is not None and seen.corners is not None
-    assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0
+    off, wrong = _calibrated_then_read(9)
+    assert off < 0.4 and wrong == 0
 
 
 def test_calibration_on_the_outline_alone_still_refuses_a_game_in_progress() -> None:
@@ -302,13 +312,5 @@ def test_calibration_on_the_outline_alone_still_refuses_a_game_in_progress() -> 
 def test_calibration_searches_the_outlines_when_the_lattice_found_does_not_show_the_start_position() -> None:
     # The locator's grid here is no view of the start position (its centre colours cannot be told apart),
     # and no other lattice is found; one of the board's outlines, centred on the middle cells, shows it.
-    from rolit.calibration.bench import _score
-
-    variant, board, params = unseen_scene(624)
-    image, truth = render(Position.start(variant).board(), params, variant=variant)
-    profile = calibrate(image, variant)
-    assert profile.seen_corners is not None and _cells_out(profile.seen_corners, truth.corners, board.size) < 0.4
-    game, game_truth = render(board, params, variant=variant)
-    seen = BoardReader(variant, profile=profile).read(game)
-    assert seen.board is not None and seen.corners is not None
-    assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0
+    off, wrong = _calibrated_then_read(624)
+    assert off < 0.4 and wrong == 0
