@@ -4,7 +4,9 @@ A profile holds what this camera, light and ball set make of each cell: the
 readings (:data:`rolit.vision.features.FEATURE_NAMES`) of every cell of the grid
 while it was empty and of each ball colour, taken from the start position and
 then followed as the light drifts over an evening, with the mean Lab colour of
-each as a summary; the board's orientation in the picture (quarter turns from
+each as a summary; a small grey picture of the board's surroundings at
+calibration, to find the grid again after the camera is bumped
+(:class:`rolit.vision.register.ReferenceView`); the board's orientation in the picture (quarter turns from
 "row 1 at the top"); and corners given by hand when the board cannot be found by
 itself. Version 1 profiles (means only) still load: their corners and
 orientation are kept and the colours count as uncalibrated.
@@ -27,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import get_variant
+from rolit.vision.register import ReferenceView
 
 from .errors import CalibrationError
 
@@ -57,6 +60,8 @@ class Profile:
     cup; ``colour_refs`` the reading of each ball colour (label -> readings) and
     ``colour_local`` the empty-cup readings where that ball stood, so a ball can
     be compared with its reference relative to the light on each spot.
+    ``seen_corners`` is the grid those were read on, and ``seen_view`` the
+    picture round it then.
     """
 
     variant: str = "classic"
@@ -68,6 +73,7 @@ class Profile:
     colour_refs: dict[str, list[float]] = field(default_factory=dict)
     colour_local: dict[str, list[float]] = field(default_factory=dict)
     seen_corners: list[list[float]] | None = None
+    seen_view: ReferenceView | None = None
 
     @property
     def calibrated(self) -> bool:
@@ -88,6 +94,7 @@ class Profile:
             "colour_refs": self.colour_refs,
             "colour_local": self.colour_local,
             "seen_corners": self.seen_corners,
+            "seen_view": self.seen_view.to_json() if self.seen_view is not None else None,
         }
 
     @classmethod
@@ -104,6 +111,7 @@ class Profile:
                 raise ValueError("rotation must be 0, 1, 2 or 3 quarter turns")
             corners = _corners(data.get("corners"))
             seen = _corners(data.get("seen_corners"))
+            view = ReferenceView.from_json(data["seen_view"]) if data.get("seen_view") is not None else None
             means = {str(k): [float(x) for x in v] for k, v in dict(data.get("class_means", {})).items()}
             if any(len(v) != 3 or not np.all(np.isfinite(v)) for v in means.values()):
                 raise ValueError("each class mean must be 3 numbers (L, a, b)")
@@ -117,7 +125,7 @@ class Profile:
                 raise ValueError("colour_refs and colour_local must name the same colours")
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
-        return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen)
+        return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view)
 
     def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
         """The references as arrays: cells x features, and label -> features for the colours."""

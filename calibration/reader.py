@@ -28,6 +28,7 @@ from rolit.vision.lattice import shifted
 from rolit.vision.locate import OUTLINE_QUALITY, GridFit, Locator, apply_homography, grid_homography, order_corners
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
+from rolit.vision.register import ReferenceView, register
 
 from .camera_model import camera_features, camera_model
 from .errors import CalibrationBoardNotFoundError, CalibrationError
@@ -201,10 +202,10 @@ class BoardReader:
         if self._manual is not None:
             return self._as_calibrated(GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0))
         anchor = self._anchor
+        registered: GridFit | None = None
         if anchor is None and self.profile.calibrated and self.profile.seen_corners is not None:
-            # The camera rarely moves during a game: first look where the board was at calibration.
-            seen = self.locator.track(image, np.asarray(self.profile.seen_corners, np.float64))
-            if seen is not None and seen.score >= SEEN_ACCEPT:
+            seen, registered = self._seen_grid(image)
+            if seen is not None:
                 self._anchor, self._weak = seen, 0
                 return seen
         if anchor is not None:
@@ -222,9 +223,13 @@ class BoardReader:
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
             marked = find_marker_corners(image)
-            if marked is None:
-                return None
-            return self._as_calibrated(GridFit(marked, grid_homography(marked, n), 1.0, 1.0))
+            if marked is not None:
+                return self._as_calibrated(GridFit(marked, grid_homography(marked, n), 1.0, 1.0))
+            if registered is not None:
+                # The picture round the board is the calibration's, though no lattice shows (a black
+                # board whose cups do not show): the grid is where calibration saw it.
+                self._anchor, self._weak = registered, 0
+            return registered
         fit = self._as_calibrated(fit)
         if fit.quality >= 0.5:
             self._anchor, self._weak = fit, 0
@@ -232,6 +237,32 @@ class BoardReader:
         # more often than not): its cells are not trusted, though it says where the board is.
         self._doubtful = fit.quality <= 0.0
         return fit
+
+    def _seen_grid(self, image: U8) -> tuple[GridFit | None, GridFit | None]:
+        """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on,
+        and (second) where the picture round it says it is (``None``: not clearly there).
+
+        The camera rarely moves during a game, so the board is first looked for
+        where it was at calibration, moved as the picture round it moved since
+        (see :mod:`rolit.vision.register`; a bumped camera), then aligned on
+        the lattice of cups and balls. When the lattice does not lock on there
+        the board is searched for, as calibration's own grid may be a little
+        skewed; the registered grid is kept for when the search finds nothing
+        (on a black board whose cups do not show, it often finds nothing).
+        """
+        n = self.variant.size
+        corners = np.asarray(self.profile.seen_corners, np.float64)
+        view = self.profile.seen_view
+        found = register(view, image, corners, n) if view is not None else None
+        start = found.corners if found is not None else corners
+        tracked = self.locator.track(image, start)
+        if tracked is not None and tracked.score >= SEEN_ACCEPT:
+            return tracked, None
+        if found is None:
+            return None, None
+        # Scored as if it just locked on, so that following it needs a lattice that shows (a faint one
+        # could drift frame by frame); until then it is kept, and after WEAK_FRAMES registered again.
+        return None, GridFit(start, grid_homography(start, n), 1.0, SEEN_ACCEPT)
 
     def readings(self, image: U8) -> tuple[GridFit, CellSamples, F64, bool] | None:
         """Find the grid and read every cell: the fit, the samples, their features, and whether the board moved.
@@ -581,7 +612,16 @@ def _calibrated(
         colour_refs={LABELS[int(labels[i])]: [float(x) for x in features[i]] for i in balls},
         colour_local={LABELS[int(labels[i])]: [float(x) for x in cells[i]] for i in balls},
         seen_corners=fit.corners.tolist(),
+        seen_view=_reference_view(image, fit.corners, n),
     )
+
+
+def _reference_view(image: U8, corners: F64, n: int) -> ReferenceView | None:
+    """The picture round the grid, to find it again in later frames (``None``: the grid is off the picture)."""
+    try:
+        return ReferenceView.take(image, corners, n)
+    except ValueError:
+        return None
 
 
 # A ball read at this confidence counts for placing the start position (see _start_offset).

@@ -34,6 +34,18 @@ def test_round_trip(tmp_path: Path) -> None:
     assert cells.shape == (36, 19) and colours["red"][0] == 50 and local["green"][0] == 2
 
 
+def test_round_trip_with_the_picture_round_the_grid(tmp_path: Path) -> None:
+    import numpy as np
+
+    from rolit.vision.register import ReferenceView
+
+    image = np.random.default_rng(1).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    corners = [[40.0, 30.0], [120.0, 30.0], [120.0, 90.0], [40.0, 90.0]]
+    profile = Profile("quick6", seen_corners=corners, seen_view=ReferenceView.take(image, corners, 6))
+    again = Profile.load(profile.save(tmp_path / "p.json"))
+    assert again == profile and again.seen_view is not None and again.seen_view.frame == (120, 160)
+
+
 def test_a_version_1_profile_keeps_its_corners_and_turn_but_not_its_colours(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
     path.write_text(json.dumps({"version": 1, "variant": "quick6", "rotation": 3,
@@ -69,6 +81,8 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 2, "colour_refs": {"red": [1, 2, 3]}, "colour_local": {"red": [1, 2, 3]}}', "19 finite"),
         ('{"version": 2, "colour_refs": {"red": ' + str([0] * 19) + "}}", "same colours"),
         ('{"version": 2, "seen_corners": [[0, 0], [1, 1]]}', "4 points"),
+        ('{"version": 2, "seen_view": {"png": "%%%"}}', "damaged: the reference view"),
+        ('{"version": 2, "seen_view": [1]}', "damaged: the reference view must be an object"),
         ('{"version": 1, "corners": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad JSON"),
     ],
 )

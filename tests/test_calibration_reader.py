@@ -314,3 +314,27 @@ def test_calibration_searches_the_outlines_when_the_lattice_found_does_not_show_
     # and no other lattice is found; one of the board's outlines, centred on the middle cells, shows it.
     off, wrong = _calibrated_then_read(624)
     assert off < 0.4 and wrong == 0
+
+
+def test_a_board_the_search_cannot_find_is_found_where_calibration_saw_it_even_after_a_bump() -> None:
+    # A small black board from 62 degrees: its cups do not show, and the search finds nothing in the game.
+    # The picture round the grid, kept at calibration, is found again (with the camera bumped too), and
+    # every cell is read right; without that picture the calibrated reader finds no board either.
+    from dataclasses import replace
+
+    from rolit.calibration.bench import NUDGE, _score
+
+    variant, board, params = unseen_scene(273)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(start, variant)
+    assert profile.seen_view is not None
+    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
+                     roll=params.roll + NUDGE[2])
+    for camera in (params, bumped):
+        game, truth = render(board, camera, variant=variant)
+        assert BoardReader(variant).locate(game) is None
+        seen = BoardReader(variant, profile=profile).read(game)
+        assert seen.board is not None
+        score = _score(seen.board, seen.corners, truth, profile.rotation)
+        assert score["wrong"] == 0 and score["unknown"] == 0
+        assert BoardReader(variant, profile=replace(profile, seen_view=None)).read(game).board is None

@@ -1,0 +1,92 @@
+"""Registering a frame to the picture round the board at calibration (rolit.vision.register), on renders."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rolit.calibration.bench import NUDGE
+from rolit.engine import Position
+from rolit.vision.register import ReferenceView, register
+from rolit.vision.synthetic.renderer import render
+
+from helpers import unseen_scene
+
+
+def _cells_apart(a: Any, b: Any, n: int) -> float:
+    """The largest corner distance between two grids, in cells (of ``b``)."""
+    b = np.asarray(b, np.float64)
+    pitch = float(np.mean(np.linalg.norm(b - np.roll(b, 1, axis=0), axis=1))) / n
+    return float(np.max(np.linalg.norm(np.asarray(a) - b, axis=1))) / pitch
+
+
+@cache
+def _scene(k: int) -> tuple[Any, ...]:
+    """Scene ``k``'s start position, its game with the camera bumped after, and the true grid in each."""
+    variant, board, params = unseen_scene(k)
+    start, truth = render(Position.start(variant).board(), params, variant=variant)
+    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
+                     roll=params.roll + NUDGE[2])
+    game, game_truth = render(board, bumped, variant=variant)
+    return board.size, start, np.asarray(truth.corners), game, np.asarray(game_truth.corners)
+
+
+@pytest.mark.parametrize("k", [3, 355])
+def test_a_bumped_camera_is_followed_onto_the_grid_seen_at_calibration(k: int) -> None:
+    # Two and three degrees of tilt and turn move the grid by a third of a cell or more; the balls changed
+    # meanwhile (a game, not the start position), yet the ring round the grid is found again to a tenth.
+    n, start, corners, game, moved = _scene(k)
+    assert _cells_apart(corners, moved, n) > 0.3
+    found = register(ReferenceView.take(start, corners, n), game, corners, n)
+    assert found is not None and found.correlation > 0.95
+    assert _cells_apart(found.corners, moved, n) < 0.1
+
+
+def test_another_scene_is_not_registered() -> None:
+    n, start, corners, _, _ = _scene(3)
+    other = _scene(2)[3]
+    assert register(ReferenceView.take(start, corners, n), other, corners, n) is None
+
+
+def test_a_frame_of_another_size_or_without_texture_is_not_registered() -> None:
+    n, start, corners, game, _ = _scene(3)
+    view = ReferenceView.take(start, corners, n)
+    assert register(view, game[:-2], corners, n) is None
+    assert register(view, np.full_like(game, 128), corners, n) is None
+
+
+def test_a_grid_off_the_picture_has_no_view() -> None:
+    n, start, _, _, _ = _scene(3)
+    with pytest.raises(ValueError, match="not in the picture"):
+        ReferenceView.take(start, np.array([[-900.0, -900], [-800, -900], [-800, -800], [-900, -800]]), n)
+
+
+def test_the_view_survives_json() -> None:
+    n, start, corners, game, moved = _scene(3)
+    view = ReferenceView.take(start, corners, n)
+    again = ReferenceView.from_json(json.loads(json.dumps(view.to_json())))
+    assert np.array_equal(again.pixels, view.pixels) and again.box == view.box and again.frame == view.frame
+    assert max(view.pixels.shape) == 256  # small enough for a profile file
+    found = register(again, game, corners, n)
+    assert found is not None and _cells_apart(found.corners, moved, n) < 0.1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"png": "not base64!"}, "not base64"),
+        ({"png": "aGVsbG8="}, "not a PNG"),
+        ({"box": [0, 0, 4]}, "needs a box"),
+        ({"frame": None}, "frame"),
+    ],
+)
+def test_a_damaged_view_says_what_is_wrong(change: dict[str, Any], message: str) -> None:
+    n, start, corners, _, _ = _scene(3)
+    data = {**ReferenceView.take(start, corners, n).to_json(), **change}
+    with pytest.raises(ValueError, match=message):
+        ReferenceView.from_json(data)

@@ -1,0 +1,189 @@
+"""Registering a frame to the picture taken at calibration: where the grid seen then is now.
+
+At calibration the reader keeps a small grey picture of the board's frame and of
+what lies just round it (:class:`ReferenceView`). In a later frame, enhanced
+correlation (OpenCV's ``findTransformECC``) finds the homography that best maps
+that picture onto the same part of the frame, and so where the grid seen at
+calibration lies now. Only a ring round the grid is compared: the balls change
+during a game, the board's frame and the table next to it do not.
+
+It needs no lattice, so it holds on a black board whose cups do not show, where
+a search may find nothing. And it follows a bumped camera onto the very grid the
+profile's per-cell references were read on.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> frame = cv2.GaussianBlur(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8), (0, 0), 3)
+>>> corners = np.array([[100.0, 60.0], [220.0, 60.0], [220.0, 180.0], [100.0, 180.0]])
+>>> view = ReferenceView.take(frame, corners, 8)
+>>> moved = np.roll(frame, 3, axis=1)  # the camera turned a little: everything 3 pixels to the right
+>>> found = register(view, moved, corners, 8)
+>>> (found.corners - corners).round().astype(int).tolist()
+[[3, 0], [3, 0], [3, 0], [3, 0]]
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .locate import apply_homography, grid_homography
+
+__all__ = ["ReferenceView", "Registration", "register", "ACCEPT"]
+
+log = logging.getLogger(__name__)
+
+F64 = npt.NDArray[np.float64]
+U8 = npt.NDArray[np.uint8]
+
+SIDE = 256  # the longest side of the reference picture, in pixels: enough for a frame's edges, and quick
+RING_OUT = 1.5  # the ring compared reaches this many cells beyond the grid (the board's frame and a little table)
+RING_IN = 0.2  # and this far into the outer cells (their rims; a ball stands further in)
+# Least correlation to take a registration. On development scenes the same camera, or one bumped by a few
+# degrees, gave 0.92-1.0, a hand over part of the ring rather less.
+ACCEPT = 0.9
+MAX_MOVE = 2.0  # cells any corner may move: further is a new search's job (the board itself was moved)
+ITERATIONS = 50
+
+
+@dataclass(frozen=True)
+class Registration:
+    """Where the grid seen at calibration is in a frame, and how well the pictures correlate there (0-1)."""
+
+    corners: F64
+    correlation: float
+
+
+@dataclass(frozen=True, eq=False)
+class ReferenceView:
+    """A small grey picture of a board's surroundings: ``pixels`` shows ``box`` (x0, y0, x1, y1, full-size
+    pixels) of frames ``frame`` (height, width) pixels in size, scaled down."""
+
+    pixels: U8
+    box: tuple[int, int, int, int]
+    frame: tuple[int, int]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReferenceView):
+            return NotImplemented
+        return self.box == other.box and self.frame == other.frame and np.array_equal(self.pixels, other.pixels)
+
+    __hash__ = None  # type: ignore[assignment]  # equal views may be built apart; pixels are not hashed
+
+    @property
+    def scale(self) -> F64:
+        """Picture pixels per full-size pixel (x, y)."""
+        x0, y0, x1, y1 = self.box
+        return np.array([self.pixels.shape[1] / (x1 - x0), self.pixels.shape[0] / (y1 - y0)])
+
+    @classmethod
+    def take(cls, image: U8, corners: npt.ArrayLike, n: int) -> ReferenceView:
+        """The view round the n x n grid at ``corners`` (tl, tr, br, bl) in a BGR ``image``."""
+        c = np.asarray(corners, np.float64)
+        outer = _ring(c, n)[0]
+        height, width = image.shape[:2]
+        x0, y0 = (max(0, int(np.floor(v))) for v in outer.min(axis=0))
+        x1, y1 = min(width, int(np.ceil(outer[:, 0].max())) + 1), min(height, int(np.ceil(outer[:, 1].max())) + 1)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            raise ValueError("the grid is not in the picture")
+        scale = min(1.0, SIDE / max(x1 - x0, y1 - y0))
+        size = (max(8, round((x1 - x0) * scale)), max(8, round((y1 - y0) * scale)))
+        return cls(_grey(image, (x0, y0, x1, y1), size), (x0, y0, x1, y1), (height, width))
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form (the picture as a base64 PNG)."""
+        ok, png = cv2.imencode(".png", self.pixels)
+        if not ok:
+            raise ValueError("cannot encode the reference view")
+        return {
+            "png": base64.b64encode(png.tobytes()).decode("ascii"),
+            "box": list(self.box),
+            "frame": list(self.frame),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> ReferenceView:
+        """The view from its JSON form; ``ValueError`` says what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError("the reference view must be an object")
+        try:
+            raw = base64.b64decode(str(data["png"]), validate=True)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"the reference view's picture is not base64: {exc}") from None
+        pixels = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_GRAYSCALE) if raw else None
+        if pixels is None or min(pixels.shape) < 8:
+            raise ValueError("the reference view's picture is not a PNG")
+        try:
+            box = [int(v) for v in data.get("box", ())]
+            frame = [int(v) for v in data.get("frame", ())]
+        except (TypeError, ValueError, OverflowError):
+            box, frame = [], []
+        if len(box) != 4 or len(frame) != 2 or min(frame) < 1 or box[2] - box[0] < 8 or box[3] - box[1] < 8:
+            raise ValueError("the reference view needs a box (x0, y0, x1, y1) and a frame size (height, width)")
+        return cls(np.ascontiguousarray(pixels), (box[0], box[1], box[2], box[3]), (frame[0], frame[1]))
+
+
+def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> Registration | None:
+    """Where the grid at ``corners`` when ``view`` was taken lies in ``image`` (``None``: not found there).
+
+    ``None`` when the frame has another size, the pictures do not correlate
+    at :data:`ACCEPT` or better (a hand over the ring, another scene), or the
+    grid would have moved more than :data:`MAX_MOVE` cells.
+    """
+    if tuple(image.shape[:2]) != view.frame:
+        return None
+    c = np.asarray(corners, np.float64)
+    h, w = view.pixels.shape
+    now = _grey(image, view.box, (w, h))
+    origin, scale = np.array(view.box[:2], np.float64), view.scale
+    local = (c - origin) * scale
+    mask = np.zeros((h, w), np.uint8)
+    outer, inner = _ring(local, n)
+    cv2.fillPoly(mask, [np.round(outer).astype(np.int32)], 255)
+    cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 0)
+    start: Any = np.eye(3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
+    try:
+        correlation, warp = cv2.findTransformECC(
+            view.pixels.astype(np.float32), now.astype(np.float32), start, cv2.MOTION_HOMOGRAPHY, criteria, mask, 5
+        )
+    except cv2.error as exc:  # the iteration diverged, or the ring holds no texture at all
+        log.debug("registration failed: %s", exc)
+        return None
+    moved = apply_homography(np.asarray(warp, np.float64), local) / scale + origin
+    pitch = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1))) / n
+    shift = float(np.max(np.linalg.norm(moved - c, axis=1))) / pitch
+    if not np.all(np.isfinite(moved)) or shift > MAX_MOVE or not cv2.isContourConvex(moved.astype(np.float32)):
+        return None
+    if correlation < ACCEPT:
+        log.debug("registration correlates %.2f only", correlation)
+        return None
+    return Registration(moved, float(correlation))
+
+
+def _ring(corners: F64, n: int) -> tuple[F64, F64]:
+    """The outer and inner edges of the ring compared round the grid at ``corners``."""
+    homography = grid_homography(corners, n)
+    lo, hi = -RING_OUT, n + RING_OUT
+    outer = apply_homography(homography, np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]]))
+    lo, hi = RING_IN, n - RING_IN
+    inner = apply_homography(homography, np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]]))
+    return outer, inner
+
+
+def _grey(image: U8, box: tuple[int, int, int, int], size: tuple[int, int]) -> U8:
+    """The grey picture of ``box`` (x0, y0, x1, y1; padded with black beyond the image) at ``size`` (w, h)."""
+    x0, y0, x1, y1 = box
+    height, width = image.shape[:2]
+    part = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
+    sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+    if sx1 > sx0 and sy1 > sy0:
+        part[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = image[sy0:sy1, sx0:sx1]
+    grey = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
+    return np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8)
