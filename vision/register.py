@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .locate import apply_homography, grid_homography
+from .pose import BALL_CENTRE_HEIGHT, Pose
 
 __all__ = ["ReferenceView", "Registration", "register", "ACCEPT"]
 
@@ -48,6 +49,7 @@ RING_IN = 0.2  # and this far into the outer cells (their rims; a ball stands fu
 # Least correlation to take a registration. On development scenes the same camera, or one bumped by a few
 # degrees, gave 0.92-1.0, a hand over part of the ring rather less.
 ACCEPT = 0.9
+BALL_MARGIN = 1.2  # a ball's circle masked out, as a share of its radius (its shadow, a ball off centre)
 MAX_MOVE = 2.0  # cells any corner may move: further is a new search's job (the board itself was moved)
 ITERATIONS = 50
 
@@ -140,26 +142,29 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
         return None
     c = np.asarray(corners, np.float64)
     h, w = view.pixels.shape
-    now = _grey(image, view.box, (w, h))
+    template = view.pixels.astype(np.float32)
+    now = _grey(image, view.box, (w, h)).astype(np.float32)
     origin, scale = np.array(view.box[:2], np.float64), view.scale
     local = (c - origin) * scale
-    mask = np.zeros((h, w), np.uint8)
-    outer, inner = _ring(local, n)
-    cv2.fillPoly(mask, [np.round(outer).astype(np.int32)], 255)
-    cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 0)
-    start: Any = np.eye(3, dtype=np.float32)
+    warp: Any = np.eye(3, dtype=np.float32)
+    moved = c
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
-    try:
-        correlation, warp = cv2.findTransformECC(
-            view.pixels.astype(np.float32), now.astype(np.float32), start, cv2.MOTION_HOMOGRAPHY, criteria, mask, 5
-        )
-    except cv2.error as exc:  # the iteration diverged, or the ring holds no texture at all
-        log.debug("registration failed: %s", exc)
-        return None
-    moved = apply_homography(np.asarray(warp, np.float64), local) / scale + origin
+    # The mask applies to the frame, so it is drawn where the grid is thought to be: where it was, then
+    # where the first pass put it (a bumped camera moved the outer balls too, into the ring as it was).
+    for _ in range(2):
+        try:
+            correlation, warp = cv2.findTransformECC(
+                template, now, warp, cv2.MOTION_HOMOGRAPHY, criteria, _ring_mask(moved, n, view), 5
+            )
+        except cv2.error as exc:  # the iteration diverged, or the ring holds no texture at all
+            log.debug("registration failed: %s", exc)
+            return None
+        moved = apply_homography(np.asarray(warp, np.float64), local) / scale + origin
+        if not np.all(np.isfinite(moved)):
+            return None
     pitch = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1))) / n
     shift = float(np.max(np.linalg.norm(moved - c, axis=1))) / pitch
-    if not np.all(np.isfinite(moved)) or shift > MAX_MOVE or not cv2.isContourConvex(moved.astype(np.float32)):
+    if shift > MAX_MOVE or not cv2.isContourConvex(moved.astype(np.float32)):
         return None
     if correlation < ACCEPT:
         log.debug("registration correlates %.2f only", correlation)
@@ -175,6 +180,26 @@ def _ring(corners: F64, n: int) -> tuple[F64, F64]:
     lo, hi = RING_IN, n - RING_IN
     inner = apply_homography(homography, np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]]))
     return outer, inner
+
+
+def _ring_mask(corners: F64, n: int, view: ReferenceView) -> U8:
+    """The ring round the grid at ``corners`` (full-size pixels) in the view's picture, less every ball
+    the outer cells could hold: seen from low down a ball stands out over the board's frame."""
+    h, w = view.pixels.shape
+    origin, scale = np.array(view.box[:2], np.float64), view.scale
+    mask = np.zeros((h, w), np.uint8)
+    outer, inner = _ring((corners - origin) * scale, n)
+    cv2.fillPoly(mask, [np.round(outer).astype(np.int32)], 255)
+    cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 0)
+    edge = np.array([(u, v) for u in range(n) for v in range(n) if min(u, v) == 0 or max(u, v) == n - 1], np.float64)
+    balls = np.c_[edge + 0.5, np.full(len(edge), BALL_CENTRE_HEIGHT)]
+    pose = Pose.from_homography(grid_homography(corners, n), (view.frame[1], view.frame[0]))
+    centres = (pose.project(balls) - origin) * scale
+    radii = pose.ball_radius_px(balls) * float(np.max(scale)) * BALL_MARGIN
+    for (x, y), r in zip(centres, radii, strict=True):
+        if np.isfinite(x) and np.isfinite(y) and np.isfinite(r):
+            cv2.circle(mask, (round(x), round(y)), max(1, round(r)), 0, -1)
+    return mask
 
 
 def _grey(image: U8, box: tuple[int, int, int, int], size: tuple[int, int]) -> U8:
