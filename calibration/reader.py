@@ -28,7 +28,7 @@ from rolit.vision.lattice import shifted
 from rolit.vision.locate import OUTLINE_QUALITY, GridFit, Locator, apply_homography, grid_homography, order_corners
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
-from rolit.vision.register import ReferenceView, register
+from rolit.vision.register import ReferenceView, Registration, register
 
 from .camera_model import camera_features, camera_model
 from .errors import CalibrationBoardNotFoundError, CalibrationError
@@ -46,6 +46,8 @@ U8 = npt.NDArray[np.uint8]
 WEAK_FRAMES = 20
 # Least lattice score for the grid seen at calibration to be taken again without a search.
 SEEN_ACCEPT = 0.5
+# Cells the picture round the calibration grid may move (a corner, registered) before the camera counts as moved.
+CAMERA_MOVED = 0.25
 
 # Confidence needed to trust a cell, without and with a calibrated profile.
 THRESHOLD_DEFAULT = 0.97
@@ -163,6 +165,8 @@ class BoardReader:
         self.last_timings: dict[str, float] = {}
         self._shape: tuple[int, int] | None = None
         self._refound = False  # the next grid found counts as moved (the picture changed size)
+        # Where the picture round the calibration grid was when the grid followed was taken up.
+        self._registered: Registration | None = None
 
     @property
     def model(self) -> ColourModel:
@@ -175,6 +179,7 @@ class BoardReader:
         self._anchor = None
         self._weak = 0
         self._doubtful = False
+        self._registered = None
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -202,12 +207,7 @@ class BoardReader:
         if self._manual is not None:
             return self._as_calibrated(GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0))
         anchor = self._anchor
-        registered: GridFit | None = None
-        if anchor is None and self.profile.calibrated and self.profile.seen_corners is not None:
-            seen, registered = self._seen_grid(image)
-            if seen is not None:
-                self._anchor, self._weak = seen, 0
-                return seen
+        found = None  # where the picture round the grid at calibration is now (a calibrated reader's)
         if anchor is not None:
             tracked = self.locator.track(image, anchor.corners)
             if tracked is not None and tracked.score >= 0.6 * anchor.score:
@@ -216,9 +216,22 @@ class BoardReader:
                     self._anchor = GridFit(tracked.corners, tracked.homography, anchor.quality, anchor.score)
                 return tracked
             self._weak += 1
-            if self._weak < WEAK_FRAMES:
+            found = self._register(image)
+            if self._weak < WEAK_FRAMES and not self._camera_moved(found):
                 # Probably a hand over the board: keep the grid, and let the cells say what they can.
                 return GridFit(anchor.corners, anchor.homography, 0.5 * anchor.quality, anchor.score)
+            # Looked wrong for long enough, or the picture round the board moved (a bumped camera):
+            # the grid followed so far no longer holds.
+            anchor = self._anchor = None
+        elif self.profile.calibrated and self.profile.seen_corners is not None:
+            found = self._register(image)
+        registered: GridFit | None = None
+        if anchor is None and self.profile.calibrated and self.profile.seen_corners is not None:
+            seen, registered = self._seen_grid(image, found)
+            self._registered = found
+            if seen is not None:
+                self._anchor, self._weak = seen, 0
+                return seen
         fit = self.locator.locate(image)
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
@@ -238,9 +251,31 @@ class BoardReader:
         self._doubtful = fit.quality <= 0.0
         return fit
 
-    def _seen_grid(self, image: U8) -> tuple[GridFit | None, GridFit | None]:
+    def _register(self, image: U8) -> Registration | None:
+        """Where the picture round the grid at calibration is in ``image`` (``None``: not there, or no picture)."""
+        view, seen = self.profile.seen_view, self.profile.seen_corners
+        if view is None or seen is None or not self.profile.calibrated:
+            return None
+        return register(view, image, np.asarray(seen, np.float64), self.variant.size)
+
+    def _camera_moved(self, found: Registration | None) -> bool:
+        """Whether ``found`` puts the calibration grid elsewhere than when the grid followed was taken up.
+
+        A frame whose grid is lost is most often a hand over the board; a bumped
+        camera looks the same to the lattice, but moves the picture round the
+        board too, and its grid is then looked for at once, not after
+        :data:`WEAK_FRAMES` frames of reading a grid that no longer holds.
+        """
+        if found is None:
+            return False
+        before = self._registered.corners if self._registered is not None else self.profile.seen_corners
+        ref = np.asarray(before, np.float64)
+        pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / self.variant.size
+        return float(np.max(np.linalg.norm(found.corners - ref, axis=1))) / pitch > CAMERA_MOVED
+
+    def _seen_grid(self, image: U8, found: Registration | None) -> tuple[GridFit | None, GridFit | None]:
         """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on,
-        and (second) where the picture round it says it is (``None``: not clearly there).
+        and (second) where the picture round it, registered as ``found``, says it is (``None``: not clearly there).
 
         The camera rarely moves during a game, so the board is first looked for
         where it was at calibration, moved as the picture round it moved since
@@ -251,10 +286,7 @@ class BoardReader:
         (on a black board whose cups do not show, it often finds nothing).
         """
         n = self.variant.size
-        corners = np.asarray(self.profile.seen_corners, np.float64)
-        view = self.profile.seen_view
-        found = register(view, image, corners, n) if view is not None else None
-        start = found.corners if found is not None else corners
+        start = found.corners if found is not None else np.asarray(self.profile.seen_corners, np.float64)
         tracked = self.locator.track(image, start)
         if tracked is not None and tracked.score >= SEEN_ACCEPT:
             return tracked, None

@@ -338,3 +338,32 @@ def test_a_board_the_search_cannot_find_is_found_where_calibration_saw_it_even_a
         score = _score(seen.board, seen.corners, truth, profile.rotation)
         assert score["wrong"] == 0 and score["unknown"] == 0
         assert BoardReader(variant, profile=replace(profile, seen_view=None)).read(game).board is None
+
+
+def test_a_camera_bumped_mid_game_is_followed_at_once_not_after_a_run_of_stale_readings() -> None:
+    # Scene 355 from 39 degrees: the camera is bumped (2 degrees up, 3 round, 1 of roll) while the reader
+    # follows the board. The grid followed no longer locks on, which alone looks like a hand over the
+    # board; the picture round the board has moved too, so the grid is looked for again at once. Before,
+    # the old grid was kept for WEAK_FRAMES frames, reading 8 cells wrong in each, and then lost.
+    from dataclasses import replace
+
+    from rolit.calibration.bench import NUDGE, _score
+
+    variant, board, params = unseen_scene(355)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(start, variant)
+    reader = BoardReader(variant, profile=profile)
+    game, truth = render(board, params, variant=variant)
+    first = reader.read(game)
+    assert first.board is not None and _score(first.board, first.corners, truth, profile.rotation)["wrong"] == 0
+    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
+                     roll=params.roll + NUDGE[2])
+    game, truth = render(board, bumped, variant=variant)
+    assert _cells_out(first.corners, truth.corners, board.size) > 0.6  # the old grid is well off now
+    for i in range(3):
+        seen = reader.read(game)
+        assert seen.board is not None
+        assert seen.moved == (i == 0)  # the referee is told once, to check the position still matches
+        score = _score(seen.board, seen.corners, truth, profile.rotation)
+        assert score["wrong"] == 0 and score["misplaced"] == 0
+        assert _cells_out(seen.corners, truth.corners, board.size) < 0.3
