@@ -25,7 +25,15 @@ import numpy.typing as npt
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.lattice import shifted
-from rolit.vision.locate import OUTLINE_QUALITY, GridFit, Locator, apply_homography, grid_homography, order_corners
+from rolit.vision.locate import (
+    OUTLINE_QUALITY,
+    GridFit,
+    Locator,
+    apply_homography,
+    cells_apart,
+    grid_homography,
+    order_corners,
+)
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
 from rolit.vision.register import ReferenceView, Registration, register
@@ -166,7 +174,7 @@ class BoardReader:
         self._shape: tuple[int, int] | None = None
         self._refound = False  # the next grid found counts as moved (the picture changed size)
         # Where the picture round the calibration grid was when the grid followed was taken up.
-        self._registered: Registration | None = None
+        self._registration: Registration | None = None
 
     @property
     def model(self) -> ColourModel:
@@ -179,7 +187,7 @@ class BoardReader:
         self._anchor = None
         self._weak = 0
         self._doubtful = False
-        self._registered = None
+        self._registration = None
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -207,7 +215,6 @@ class BoardReader:
         if self._manual is not None:
             return self._as_calibrated(GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0))
         anchor = self._anchor
-        found = None  # where the picture round the grid at calibration is now (a calibrated reader's)
         if anchor is not None:
             tracked = self.locator.track(image, anchor.corners)
             if tracked is not None and tracked.score >= 0.6 * anchor.score:
@@ -216,22 +223,19 @@ class BoardReader:
                     self._anchor = GridFit(tracked.corners, tracked.homography, anchor.quality, anchor.score)
                 return tracked
             self._weak += 1
-            found = self._register(image)
-            if self._weak < WEAK_FRAMES and not self._camera_moved(found):
+            registration = self._register(image)
+            if self._weak < WEAK_FRAMES and not self._camera_moved(registration):
                 # Probably a hand over the board: keep the grid, and let the cells say what they can.
                 return GridFit(anchor.corners, anchor.homography, 0.5 * anchor.quality, anchor.score)
             # Looked wrong for long enough, or the picture round the board moved (a bumped camera):
             # the grid followed so far no longer holds.
-            anchor = self._anchor = None
-        elif self.profile.calibrated and self.profile.seen_corners is not None:
-            found = self._register(image)
-        registered: GridFit | None = None
-        if anchor is None and self.profile.calibrated and self.profile.seen_corners is not None:
-            seen, registered = self._seen_grid(image, found)
-            self._registered = found
-            if seen is not None:
-                self._anchor, self._weak = seen, 0
-                return seen
+            self._anchor = None
+        else:
+            registration = self._register(image)
+        seen, registered = self._seen_grid(image, registration)
+        if seen is not None:
+            self._anchor, self._weak, self._registration = seen, 0, registration
+            return seen
         fit = self.locator.locate(image)
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
@@ -241,11 +245,11 @@ class BoardReader:
             if registered is not None:
                 # The picture round the board is the calibration's, though no lattice shows (a black
                 # board whose cups do not show): the grid is where calibration saw it.
-                self._anchor, self._weak = registered, 0
+                self._anchor, self._weak, self._registration = registered, 0, registration
             return registered
         fit = self._as_calibrated(fit)
         if fit.quality >= 0.5:
-            self._anchor, self._weak = fit, 0
+            self._anchor, self._weak, self._registration = fit, 0, registration
         # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
         # more often than not): its cells are not trusted, though it says where the board is.
         self._doubtful = fit.quality <= 0.0
@@ -258,24 +262,24 @@ class BoardReader:
             return None
         return register(view, image, np.asarray(seen, np.float64), self.variant.size)
 
-    def _camera_moved(self, found: Registration | None) -> bool:
-        """Whether ``found`` puts the calibration grid elsewhere than when the grid followed was taken up.
+    def _camera_moved(self, registration: Registration | None) -> bool:
+        """Whether ``registration`` puts the calibration grid elsewhere than when the grid followed was
+        taken up.
 
         A frame whose grid is lost is most often a hand over the board; a bumped
         camera looks the same to the lattice, but moves the picture round the
         board too, and its grid is then looked for at once, not after
         :data:`WEAK_FRAMES` frames of reading a grid that no longer holds.
         """
-        if found is None:
+        if registration is None:
             return False
-        before = self._registered.corners if self._registered is not None else self.profile.seen_corners
-        ref = np.asarray(before, np.float64)
-        pitch = float(np.mean(np.linalg.norm(ref - np.roll(ref, 1, axis=0), axis=1))) / self.variant.size
-        return float(np.max(np.linalg.norm(found.corners - ref, axis=1))) / pitch > CAMERA_MOVED
+        before = self._registration.corners if self._registration is not None else self.profile.seen_corners
+        return cells_apart(np.asarray(before, np.float64), registration.corners, self.variant.size) > CAMERA_MOVED
 
-    def _seen_grid(self, image: U8, found: Registration | None) -> tuple[GridFit | None, GridFit | None]:
+    def _seen_grid(self, image: U8, registration: Registration | None) -> tuple[GridFit | None, GridFit | None]:
         """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on,
-        and (second) where the picture round it, registered as ``found``, says it is (``None``: not clearly there).
+        and (second) where the picture round it, as registered, says it is (``None``: not clearly there,
+        or not a calibrated reader).
 
         The camera rarely moves during a game, so the board is first looked for
         where it was at calibration, moved as the picture round it moved since
@@ -286,11 +290,14 @@ class BoardReader:
         (on a black board whose cups do not show, it often finds nothing).
         """
         n = self.variant.size
-        start = found.corners if found is not None else np.asarray(self.profile.seen_corners, np.float64)
+        if not self.profile.calibrated or self.profile.seen_corners is None:
+            return None, None
+        seen = np.asarray(self.profile.seen_corners, np.float64)
+        start = registration.corners if registration is not None else seen
         tracked = self.locator.track(image, start)
         if tracked is not None and tracked.score >= SEEN_ACCEPT:
             return tracked, None
-        if found is None:
+        if registration is None:
             return None, None
         # Scored as if it just locked on, so that following it needs a lattice that shows (a faint one
         # could drift frame by frame); until then it is kept, and after WEAK_FRAMES registered again.

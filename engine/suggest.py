@@ -21,8 +21,8 @@ squares beside an empty corner, and near the end the exact result.
 >>> s = suggest(pos, time_limit=0.2)
 >>> s.best.name, s.best.reason
 ('a1', 'Takes the a1 corner, which can never be lost, and rolls 1 ball.')
->>> str(s.best.line[0]), str(s.best.line[1])[:2], s.elapsed < 0.22
-('R:a1', 'Y:', True)
+>>> str(s.best.line[0]), str(s.best.line[1])[:2]
+('R:a1', 'Y:')
 """
 
 from __future__ import annotations

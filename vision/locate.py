@@ -40,7 +40,7 @@ from . import balls, lattice
 from .lattice import grid_homography
 from .pose import Pose
 
-__all__ = ["GridFit", "Locator", "apply_homography", "grid_homography", "order_corners"]
+__all__ = ["GridFit", "Locator", "apply_homography", "cells_apart", "grid_homography", "order_corners"]
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ class Locator:
         best = max(passed, key=lambda p: p[1])
         # Nested outlines (the board's edge, its frame's) lead to grids of slightly different pitch that
         # all centre a few balls; another grid counts against the best only when it locks on nearly as well.
-        if any(_cells_apart(best[0], p[0], n) > OUTLINE_AMBIGUOUS and p[1] > OUTLINE_RIVAL * best[1] for p in passed):
+        if any(cells_apart(best[0], p[0], n) > OUTLINE_AMBIGUOUS and p[1] > OUTLINE_RIVAL * best[1] for p in passed):
             return None
         return best
 
@@ -390,7 +390,7 @@ class Locator:
             if keys[i] not in seen.refined:
                 seen.refined[keys[i]] = self._refine(work, guesses[i], REFINE_STEPS)
             refined = seen.refined[keys[i]]
-            if refined is None or _cells_apart(refined[0], guesses[i], n) > drift:
+            if refined is None or cells_apart(refined[0], guesses[i], n) > drift:
                 continue
             if lattice.inverted(refined[1]):
                 refined = self._uninverted(work, refined)
@@ -775,7 +775,7 @@ def _inset(quad: F64, ratio: float, n: int) -> F64:
     return apply_homography(h, pts)
 
 
-def _cells_apart(a: F64, b: F64, n: int) -> float:
+def cells_apart(a: F64, b: F64, n: int) -> float:
     """How far apart two grids are, in cells of the first, at the worst of their cells' centres."""
     g = np.arange(n) + 0.5
     cells = np.c_[[v.ravel() for v in np.meshgrid(g, g)]].T

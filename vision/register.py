@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .locate import apply_homography, grid_homography
+from .locate import apply_homography, cells_apart, grid_homography
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
 __all__ = ["ReferenceView", "Registration", "register", "ACCEPT"]
@@ -50,7 +50,7 @@ RING_IN = 0.2  # and this far into the outer cells (their rims; a ball stands fu
 # degrees, gave 0.92-1.0, a hand over part of the ring rather less.
 ACCEPT = 0.9
 BALL_MARGIN = 1.2  # a ball's circle masked out, as a share of its radius (its shadow, a ball off centre)
-MAX_MOVE = 2.0  # cells any corner may move: further is a new search's job (the board itself was moved)
+MAX_MOVE = 2.0  # cells the grid may move (at its worst cell): further is a new search's job (the board was moved)
 ITERATIONS = 50
 
 
@@ -136,7 +136,7 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
 
     ``None`` when the frame has another size, the pictures do not correlate
     at :data:`ACCEPT` or better (a hand over the ring, another scene), or the
-    grid would have moved more than :data:`MAX_MOVE` cells.
+    grid would have moved more than :data:`MAX_MOVE` cells, or folded over.
     """
     if tuple(image.shape[:2]) != view.frame:
         return None
@@ -162,9 +162,7 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
         moved = apply_homography(np.asarray(warp, np.float64), local) / scale + origin
         if not np.all(np.isfinite(moved)):
             return None
-    pitch = float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1))) / n
-    shift = float(np.max(np.linalg.norm(moved - c, axis=1))) / pitch
-    if shift > MAX_MOVE or not cv2.isContourConvex(moved.astype(np.float32)):
+    if not cv2.isContourConvex(moved.astype(np.float32)) or cells_apart(c, moved, n) > MAX_MOVE:
         return None
     if correlation < ACCEPT:
         log.debug("registration correlates %.2f only", correlation)
