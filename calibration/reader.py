@@ -56,6 +56,7 @@ WEAK_FRAMES = 20
 SEEN_ACCEPT = 0.5
 # Cells the picture round the calibration grid may move (a corner, registered) before the camera counts as moved.
 CAMERA_MOVED = 0.25
+REGISTER_EVERY = 5  # frames, while the grid followed is lost (see BoardReader.locate)
 
 # Confidence needed to trust a cell, without and with a calibrated profile.
 THRESHOLD_DEFAULT = 0.97
@@ -223,7 +224,9 @@ class BoardReader:
                     self._anchor = GridFit(tracked.corners, tracked.homography, anchor.quality, anchor.score)
                 return tracked
             self._weak += 1
-            registration = self._register(image)
+            # A hand may stay over the board for many frames: the picture round it is looked at on the first
+            # such frame (when a bump shows) and every REGISTER_EVERY after, not on each.
+            registration = self._register(image) if self._weak % REGISTER_EVERY == 1 else None
             if self._weak < WEAK_FRAMES and not self._camera_moved(registration):
                 # Probably a hand over the board: keep the grid, and let the cells say what they can.
                 return GridFit(anchor.corners, anchor.homography, 0.5 * anchor.quality, anchor.score)
@@ -234,25 +237,27 @@ class BoardReader:
             registration = self._register(image)
         seen, registered = self._seen_grid(image, registration)
         if seen is not None:
-            self._anchor, self._weak, self._registration = seen, 0, registration
-            return seen
+            return self._follow(seen, registration)
         fit = self.locator.locate(image)
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
             marked = find_marker_corners(image)
             if marked is not None:
                 return self._as_calibrated(GridFit(marked, grid_homography(marked, n), 1.0, 1.0))
-            if registered is not None:
-                # The picture round the board is the calibration's, though no lattice shows (a black
-                # board whose cups do not show): the grid is where calibration saw it.
-                self._anchor, self._weak, self._registration = registered, 0, registration
-            return registered
+            # The picture round the board is the calibration's, though no lattice shows (a black board
+            # whose cups do not show): the grid is where calibration saw it.
+            return self._follow(registered, registration) if registered is not None else None
         fit = self._as_calibrated(fit)
         if fit.quality >= 0.5:
-            self._anchor, self._weak, self._registration = fit, 0, registration
+            self._follow(fit, registration)
         # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
         # more often than not): its cells are not trusted, though it says where the board is.
         self._doubtful = fit.quality <= 0.0
+        return fit
+
+    def _follow(self, fit: GridFit, registration: Registration | None) -> GridFit:
+        """Follow ``fit`` from the next frame on, taken up where ``registration`` put the calibration grid."""
+        self._anchor, self._weak, self._registration = fit, 0, registration
         return fit
 
     def _register(self, image: U8) -> Registration | None:

@@ -97,6 +97,7 @@ def test_the_view_survives_json() -> None:
         ({"png": "aGVsbG8="}, "not a PNG"),
         ({"box": [0, 0, 4]}, "needs a box"),
         ({"frame": None}, "frame"),
+        ({"box": [0, 0, 5000, 5000]}, "not inside its frame"),
     ],
 )
 def test_a_damaged_view_says_what_is_wrong(change: dict[str, Any], message: str) -> None:

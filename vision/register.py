@@ -87,8 +87,7 @@ class ReferenceView:
     @classmethod
     def take(cls, image: U8, corners: npt.ArrayLike, n: int) -> ReferenceView:
         """The view round the n x n grid at ``corners`` (tl, tr, br, bl) in a BGR ``image``."""
-        c = np.asarray(corners, np.float64)
-        outer = _ring(c, n)[0]
+        outer = _ring(grid_homography(np.asarray(corners, np.float64), n), n)[0]
         height, width = image.shape[:2]
         x0, y0 = (max(0, int(np.floor(v))) for v in outer.min(axis=0))
         x1, y1 = min(width, int(np.ceil(outer[:, 0].max())) + 1), min(height, int(np.ceil(outer[:, 1].max())) + 1)
@@ -126,8 +125,10 @@ class ReferenceView:
             frame = [int(v) for v in data.get("frame", ())]
         except (TypeError, ValueError, OverflowError):
             box, frame = [], []
-        if len(box) != 4 or len(frame) != 2 or min(frame) < 1 or box[2] - box[0] < 8 or box[3] - box[1] < 8:
+        if len(box) != 4 or len(frame) != 2 or box[2] - box[0] < 8 or box[3] - box[1] < 8:
             raise ValueError("the reference view needs a box (x0, y0, x1, y1) and a frame size (height, width)")
+        if min(box) < 0 or box[2] > frame[1] or box[3] > frame[0]:
+            raise ValueError("the reference view's box is not inside its frame")
         return cls(np.ascontiguousarray(pixels), (box[0], box[1], box[2], box[3]), (frame[0], frame[1]))
 
 
@@ -170,9 +171,8 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     return Registration(moved, float(correlation))
 
 
-def _ring(corners: F64, n: int) -> tuple[F64, F64]:
-    """The outer and inner edges of the ring compared round the grid at ``corners``."""
-    homography = grid_homography(corners, n)
+def _ring(homography: F64, n: int) -> tuple[F64, F64]:
+    """The outer and inner edges of the ring compared round the n x n grid of ``homography``."""
     lo, hi = -RING_OUT, n + RING_OUT
     outer = apply_homography(homography, np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]]))
     lo, hi = RING_IN, n - RING_IN
@@ -185,13 +185,14 @@ def _ring_mask(corners: F64, n: int, view: ReferenceView) -> U8:
     the outer cells could hold: seen from low down a ball stands out over the board's frame."""
     h, w = view.pixels.shape
     origin, scale = np.array(view.box[:2], np.float64), view.scale
+    homography = grid_homography(corners, n)
     mask = np.zeros((h, w), np.uint8)
-    outer, inner = _ring((corners - origin) * scale, n)
+    outer, inner = ((edge - origin) * scale for edge in _ring(homography, n))
     cv2.fillPoly(mask, [np.round(outer).astype(np.int32)], 255)
     cv2.fillPoly(mask, [np.round(inner).astype(np.int32)], 0)
-    edge = np.array([(u, v) for u in range(n) for v in range(n) if min(u, v) == 0 or max(u, v) == n - 1], np.float64)
-    balls = np.c_[edge + 0.5, np.full(len(edge), BALL_CENTRE_HEIGHT)]
-    pose = Pose.from_homography(grid_homography(corners, n), (view.frame[1], view.frame[0]))
+    outside = np.array([(u, v) for u in range(n) for v in range(n) if min(u, v) == 0 or max(u, v) == n - 1], float)
+    balls = np.c_[outside + 0.5, np.full(len(outside), BALL_CENTRE_HEIGHT)]
+    pose = Pose.from_homography(homography, (view.frame[1], view.frame[0]))
     centres = (pose.project(balls) - origin) * scale
     radii = pose.ball_radius_px(balls) * float(np.max(scale)) * BALL_MARGIN
     for (x, y), r in zip(centres, radii, strict=True):
@@ -201,12 +202,7 @@ def _ring_mask(corners: F64, n: int, view: ReferenceView) -> U8:
 
 
 def _grey(image: U8, box: tuple[int, int, int, int], size: tuple[int, int]) -> U8:
-    """The grey picture of ``box`` (x0, y0, x1, y1; padded with black beyond the image) at ``size`` (w, h)."""
+    """The grey picture of ``box`` (x0, y0, x1, y1, inside the image) at ``size`` (w, h)."""
     x0, y0, x1, y1 = box
-    height, width = image.shape[:2]
-    part = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
-    sx0, sy0, sx1, sy1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
-    if sx1 > sx0 and sy1 > sy0:
-        part[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = image[sy0:sy1, sx0:sx1]
-    grey = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
     return np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8)
