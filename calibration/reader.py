@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
+from rolit.vision.gridlines import on_lines
 from rolit.vision.lattice import shifted
 from rolit.vision.locate import (
     OUTLINE_QUALITY,
@@ -609,6 +610,25 @@ def _on_centre_block(
     return fit, features, model.probabilities(features, v)
 
 
+def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
+    """The grid and its cells' features, moved onto the board's printed lines when they show (see
+    :func:`rolit.vision.gridlines.on_lines`); as they are when not.
+
+    Every later frame is read against what calibration samples here, and a
+    calibrated reader follows the board from this grid: on a black board,
+    where the grid comes from the outline or the four balls, it was often half
+    a cell out at a corner. Whether the picture shows the start position is
+    judged before, on the grid as found: the default model's doubts about a
+    far row of cups (glare it may take for a hand) are no reason to refuse it.
+    """
+    corners = on_lines(image, fit.corners, n)
+    if corners is None:
+        return fit, features
+    log.info("calibration: the grid moved onto the board's lines (%.2f cells)", cells_apart(fit.corners, corners, n))
+    fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+    return fit, features_from_lab(sample_cells(image, fit.homography, n))
+
+
 def _start_scores(probs: F64, start: Board, n: int) -> list[float]:
     """The log-likelihood of the start position (every cell) under each quarter turn."""
     cells = np.arange(n * n)
@@ -644,6 +664,8 @@ def _calibrated(
         raise CalibrationError("rotation must be 0, 1, 2 or 3 quarter turns")
     labels = _labels_of(start, n, rotation)
     _check_start(labels, probs, n, rotation)
+    if corners is None:
+        fit, features = _on_grid_lines(image, n, fit, features)
     cells = _empty_references(features, labels, n)
     balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
     return Profile(

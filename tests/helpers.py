@@ -39,6 +39,39 @@ def unseen_scene(k: int) -> tuple[str, Board, Any]:
     return variant, board, RenderParams.random(np.random.default_rng(seed), size=(1280, 720), scene_seed=seed)
 
 
+def start_scene(k: int) -> tuple[Any, Any, int]:
+    """Scene ``k``'s start position (see :func:`unseen_scene`): the picture, the true grid's corners (beside a1
+    first) and the board's size.
+
+    The true grid is the homography that best fits the cups' true centres:
+    the lens bends the board a little, and a grid is a homography.
+    """
+    import cv2
+    import numpy as np
+
+    from rolit.vision.locate import apply_homography
+    from rolit.vision.synthetic.renderer import render
+
+    variant, _, params = unseen_scene(k)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    n = truth.board.size
+    squares = sorted(truth.cells)
+    grid = np.array([(sq % 8 + 0.5, sq // 8 + 0.5) for sq in squares], np.float64)
+    fit, _ = cv2.findHomography(grid, np.array([truth.cells[sq] for sq in squares], np.float64), 0)
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    return image, apply_homography(fit, box), n
+
+
+def grids_apart(a: Any, b: Any, n: int) -> float:
+    """:func:`rolit.vision.locate.cells_apart` whichever corner each grid lists first."""
+    import numpy as np
+
+    from rolit.vision.locate import cells_apart
+
+    a = np.asarray(a, np.float64)
+    return min(cells_apart(np.roll(a, k, axis=0), np.asarray(b, np.float64), n) for k in range(4))
+
+
 def names(squares: list[int]) -> list[str]:
     from rolit.engine import square_name
 

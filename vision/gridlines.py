@@ -1,0 +1,153 @@
+"""The board's printed grid lines: moving a grid guess onto them, perspective included.
+
+Many boards print thin lines between the cells (a black board's lighter
+lines, a white board's darker ones). Where they show they pin the grid far
+better than the cups and balls do: they lie on the board's plane, have no
+shading of their own and run the board's whole width. On a black board they
+are often all there is (its cups hardly show), and a grid found from the
+board's outline or from the four balls of the start position can be half a
+cell out at a corner, with its centre right.
+
+The region round a guess is rectified, and each inner line (between two rows
+or columns of cells, clear of the frame) is looked for as a straight ridge
+within :data:`REACH` cells of where the guess puts it: the candidate whose
+ridge response, along its whole length, has the highest median. The median
+ignores what crosses a line for a cell or two (a ball, a hand's edge) and
+scores low where there is no line: a row of cup rims touches a straight line
+only once a cell. The lines' crossings give the grid's homography.
+
+>>> import numpy as np
+>>> image = np.full((400, 400, 3), 20, np.uint8)
+>>> for k in range(9):
+...     image[:, 40 + 40 * k] = image[40 + 40 * k, :] = 90
+>>> corners = np.array([[50.0, 46.0], [366.0, 40.0], [362.0, 362.0], [44.0, 356.0]])
+>>> found = on_lines(image, corners, 8)
+>>> float(np.abs(found - [[40, 40], [360, 40], [360, 360], [40, 360]]).max()) < 1.0
+True
+>>> on_lines(np.full((400, 400, 3), 20, np.uint8), corners, 8) is None  # no lines there
+True
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .lattice import grid_homography, rectify
+from .locate import apply_homography
+
+__all__ = ["on_lines"]
+
+log = logging.getLogger(__name__)
+
+F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+Line = tuple[int, float, float, float]  # see _lines
+
+PX, PAD = 32, 1  # pixels a cell, and cells round the grid, in the rectified view
+REACH = 0.45  # cells either side of where the guess puts a line that it is looked for
+DRIFT = 0.6  # cells a line may lean over its length, relative to the guess
+# A line found counts when its median ridge response is this many times the typical response anywhere
+# (the median over the lines; boards without lines score 0.6-1.7 on development scenes, with them 1.2-9),
+# and the lines' crossings must fit one homography to within this many cells.
+STRENGTH, RESIDUAL = 1.2, 0.08
+
+
+def on_lines(image: npt.NDArray[Any], corners: F64, n: int) -> F64 | None:
+    """The grid (corners tl, tr, br, bl) moved onto the board's printed lines near ``corners``, or ``None``
+    when there are none to be seen (or they do not agree on one grid).
+
+    The guess must be within about :data:`REACH` cells everywhere: a guess a
+    whole cell out stays a whole cell out. A second look from the first
+    answer finds the lines a guess had too far out at a corner.
+    """
+    if n < 3:
+        return None
+    first = _on_lines(image, corners, n)
+    if first is None:
+        return None
+    second = _on_lines(image, first, n)
+    return first if second is None else second
+
+
+def _on_lines(image: npt.NDArray[Any], corners: F64, n: int) -> F64 | None:
+    """One look for the lines near ``corners`` (see :func:`on_lines`)."""
+    h = grid_homography(corners, n)
+    lightness = np.asarray(rectify(image, h, n, PAD, PX)[..., 0], np.float32)
+    across, down = _ridges(lightness)
+    typical = float(np.median(np.abs(across))) + 1e-6
+    looks = []
+    for sign in (1.0, -1.0):  # lighter lines than the plastic, or darker
+        columns, rows = _lines(sign * across, n), _lines((sign * down).T, n)
+        looks.append((float(np.median([line[1] for line in columns + rows])) / typical, columns, rows))
+    strength, columns, rows = max(looks, key=lambda look: look[0])
+    if strength < STRENGTH:
+        return None
+    grid, seen = _crossings(columns, rows, n)
+    found: Any = cv2.findHomography(grid, seen, 0)[0]  # None for crossings all on one line
+    if found is None:
+        return None
+    fit = np.asarray(found, np.float64)
+    residual = float(np.max(np.linalg.norm(apply_homography(fit, grid) - seen, axis=1)))
+    if residual > RESIDUAL:
+        log.debug("grid lines found (strength %.1f) but they fit no grid (%.2f cells out)", strength, residual)
+        return None
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    return apply_homography(h @ fit, box)
+
+
+def _ridges(lightness: F32) -> tuple[F32, F32]:
+    """How much lighter than either side each pixel is, across (for lines running down) and down the view."""
+    g = cv2.GaussianBlur(lightness, (0, 0), 1.0)
+    return (
+        np.asarray(-cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3), np.float32),
+        np.asarray(-cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3), np.float32),
+    )
+
+
+def _lines(ridge: F32, n: int) -> list[Line]:
+    """Each inner line running down the view (u = i = 1 .. n-1): ``i``, its median response, and where it
+    is, as ``u = i + shift + lean * (v - n/2) / n`` (its ``shift`` and ``lean``, in cells)."""
+    v = (np.arange(n * PX) + 0.5) / PX
+    ys = np.round((v + PAD) * PX - 0.5).astype(np.int64)
+    shifts = np.arange(-REACH, REACH + 1e-9, 1.0 / PX)
+    leans = np.arange(-DRIFT, DRIFT + 1e-9, 0.5 / PX)
+    # Every (lean, shift) candidate's pixels along the line, sampled between columns.
+    offsets = shifts[None, :, None] + leans[:, None, None] * (v[None, None, :] - n / 2) / n
+    out = []
+    for i in range(1, n):
+        xs = (i + offsets + PAD) * PX - 0.5
+        x0 = np.clip(np.floor(xs).astype(np.int64), 0, ridge.shape[1] - 2)
+        f = xs - x0
+        values = ridge[ys, x0] * (1 - f) + ridge[ys, x0 + 1] * f
+        score = np.median(values, axis=2)
+        li, si = np.unravel_index(int(np.argmax(score)), score.shape)
+        out.append((i, float(score[li, si]), float(shifts[si]) + _vertex(score[li], int(si)) / PX, float(leans[li])))
+    return out
+
+
+def _vertex(values: F64, k: int) -> float:
+    """Where a parabola through the peak ``values[k]`` and its neighbours peaks, in steps from ``k``."""
+    if not 0 < k < len(values) - 1:
+        return 0.0
+    left, mid, right = (float(x) for x in values[k - 1 : k + 2])
+    curve = left - 2 * mid + right
+    return 0.5 * (left - right) / curve if curve < 0 else 0.0
+
+
+def _crossings(columns: list[Line], rows: list[Line], n: int) -> tuple[F64, F64]:
+    """Where each column line crosses each row line: grid coordinates, and the guess's."""
+    grid, seen = [], []
+    for i, _, a, b in columns:
+        for j, _, c, d in rows:
+            # u = i + a + b (v - n/2) / n and v = j + c + d (u - n/2) / n, solved together.
+            m = np.array([[1.0, -b / n], [-d / n, 1.0]])
+            u, w = np.linalg.solve(m, [i + a - b / 2, j + c - d / 2])
+            grid.append((i, j))
+            seen.append((u, w))
+    return np.array(grid, np.float64), np.array(seen, np.float64)
+
