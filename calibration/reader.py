@@ -624,9 +624,19 @@ def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Grid
     corners = on_lines(image, fit.corners, n)
     if corners is None:
         return fit, features
+    middle = np.array([[n / 2, n / 2]])
+    centre = apply_homography(np.linalg.inv(fit.homography), apply_homography(grid_homography(corners, n), middle))
+    if float(np.max(np.abs(centre - middle))) > CENTRE_HELD:
+        # The start position's balls placed the centre: lines that move it are another row of them.
+        log.info("calibration: the board's lines would move the grid's centre; not taken")
+        return fit, features
     log.info("calibration: the grid moved onto the board's lines (%.2f cells)", cells_apart(fit.corners, corners, n))
     fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
     return fit, features_from_lab(sample_cells(image, fit.homography, n))
+
+
+# Cells the lines may move the grid's centre (see _on_grid_lines).
+CENTRE_HELD = 0.3
 
 
 def _start_scores(probs: F64, start: Board, n: int) -> list[float]:

@@ -383,3 +383,17 @@ def test_calibration_moves_its_grid_onto_the_boards_printed_lines(k: int) -> Non
     # Corners given by hand are taken as they are.
     given = found[0].corners.tolist()
     assert calibrate(image, variant, Profile(variant, corners=given)).seen_corners == given
+
+
+def test_lines_that_would_move_the_grids_centre_are_not_taken() -> None:
+    # Half a cell and more out, the nearest lines are a whole row over: the centre balls placed the centre.
+    from rolit.calibration.reader import _on_grid_lines
+    from rolit.vision.lattice import shifted
+    from rolit.vision.locate import GridFit, grid_homography
+
+    image, truth, n = start_scene(14)
+    for du in (0.2, 0.6):
+        guess = shifted(truth, n, du, 0.0)
+        fit = GridFit(guess, grid_homography(guess, n), 1.0, 1.0)
+        kept, _ = _on_grid_lines(image, n, fit, np.zeros((n * n, 3)))
+        assert grids_apart(kept.corners, truth if du < 0.5 else guess, n) < 0.05
