@@ -55,7 +55,7 @@ DRIFT = 0.6  # cells a line may lean over its length, relative to the guess
 # response anywhere in the view, and their crossings fit one homography to within this many cells. On
 # development start positions boards without lines reached 0.6-1.7 and boards with them 0.8-9: the fit
 # is what tells a board's lines from cup rims or a cloth's pattern (none of 309 grids was moved further out).
-STRENGTH, RESIDUAL = 1.2, 0.08
+STRENGTH, RESIDUAL = 0.8, 0.08
 LOOKS, SETTLED = 3, 0.05  # looks at most; a look that moves the grid less than this many cells is the last
 
 
