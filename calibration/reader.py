@@ -511,7 +511,9 @@ def calibrate(
     The grid is the locator's; when it finds none, or none that shows the
     start position, the board's outlines are searched for the grid on which
     the start position reads likeliest (see :func:`_from_start_search`).
-    Corners given in ``profile`` are taken as they are.
+    Where the board's printed lines show, the grid is then moved onto them
+    (see :func:`_on_grid_lines`). Corners given in ``profile`` are taken as
+    they are.
 
     Raises :class:`CalibrationError` when no board is found (its subclass
     :class:`CalibrationBoardNotFoundError`), when the frame does not show the

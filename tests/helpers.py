@@ -56,6 +56,7 @@ def start_scene(k: int) -> tuple[Any, Any, int]:
     image, truth = render(Position.start(variant).board(), params, variant=variant)
     n = truth.board.size
     squares = sorted(truth.cells)
+    # Squares number the cells row * 8 + column on every board size.
     grid = np.array([(sq % 8 + 0.5, sq // 8 + 0.5) for sq in squares], np.float64)
     fit, _ = cv2.findHomography(grid, np.array([truth.cells[sq] for sq in squares], np.float64), 0)
     box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
@@ -63,7 +64,7 @@ def start_scene(k: int) -> tuple[Any, Any, int]:
 
 
 def grids_apart(a: Any, b: Any, n: int) -> float:
-    """:func:`rolit.vision.locate.cells_apart` whichever corner each grid lists first."""
+    """:func:`rolit.vision.locate.cells_apart` whichever corner each grid lists first (both run clockwise)."""
     import numpy as np
 
     from rolit.vision.locate import cells_apart
