@@ -51,6 +51,8 @@ Line = tuple[int, float, float, float]  # see _lines
 PX, PAD = 32, 1  # pixels a cell, and cells round the grid, in the rectified view
 REACH = 0.45  # cells either side of where the guess puts a line that it is looked for
 DRIFT = 0.6  # cells a line may lean over its length, relative to the guess
+SHIFTS = np.arange(-REACH, REACH + 1e-9, 1.0 / PX)  # the candidates looked at
+LEANS = np.arange(-DRIFT, DRIFT + 1e-9, 0.5 / PX)
 # Lines are taken when the median of the inner lines' responses is this many times the typical ridge
 # response anywhere in the view, and their crossings fit one homography to within this many cells. On
 # development start positions boards without lines reached 0.6-1.7 and boards with them 0.8-9: the fit
@@ -92,9 +94,11 @@ def _look(image: npt.NDArray[Any], corners: F64, n: int) -> tuple[F64, float] | 
     lightness = np.asarray(rectify(image, h, n, PAD, PX)[..., 0], np.float32)
     across, down = _ridges(lightness)
     typical = float(np.median(np.abs(across))) + 1e-6
+    # The medians of every candidate line, once: those of darker lines than the plastic are their negatives.
+    across_medians, down_medians = _medians(across, n), _medians(down.T, n)
     looks = []
-    for sign in (1.0, -1.0):  # lighter lines than the plastic, or darker
-        columns, rows = _lines(sign * across, n), _lines((sign * down).T, n)
+    for sign in (1.0, -1.0):  # lighter lines, or darker
+        columns, rows = _lines(sign * across_medians), _lines(sign * down_medians)
         looks.append((float(np.median([line[1] for line in columns + rows])) / typical, columns, rows))
     strength, columns, rows = max(looks, key=lambda look: look[0])
     if strength < STRENGTH:
@@ -119,24 +123,28 @@ def _ridges(lightness: F32) -> tuple[F32, F32]:
     )
 
 
-def _lines(ridge: F32, n: int) -> list[Line]:
-    """Each inner line running down the view (u = i = 1 .. n-1): ``i``, its median response, and where it
-    is, as ``u = i + shift + lean * (v - n/2) / n`` (its ``shift`` and ``lean``, in cells)."""
+def _medians(ridge: F32, n: int) -> F64:
+    """For each inner line running down the view (u = i = 1 .. n-1) and each candidate (lean, shift) for it,
+    the median of ``ridge`` along the candidate: ``u = i + shift + lean * (v - n/2) / n`` (cells)."""
     v = (np.arange(n * PX) + 0.5) / PX
     ys = np.round((v + PAD) * PX - 0.5).astype(np.int64)
-    shifts = np.arange(-REACH, REACH + 1e-9, 1.0 / PX)
-    leans = np.arange(-DRIFT, DRIFT + 1e-9, 0.5 / PX)
-    # Every (lean, shift) candidate's pixels along the line, sampled between columns.
-    offsets = shifts[None, :, None] + leans[:, None, None] * (v[None, None, :] - n / 2) / n
-    out = []
+    offsets = SHIFTS[None, :, None] + LEANS[:, None, None] * (v[None, None, :] - n / 2) / n
+    out = np.empty((n - 1, len(LEANS), len(SHIFTS)))
     for i in range(1, n):
         xs = (i + offsets + PAD) * PX - 0.5
         x0 = np.clip(np.floor(xs).astype(np.int64), 0, ridge.shape[1] - 2)
         f = xs - x0
-        values = ridge[ys, x0] * (1 - f) + ridge[ys, x0 + 1] * f
-        score = np.median(values, axis=2)
+        # Sampled between columns.
+        out[i - 1] = np.median(ridge[ys, x0] * (1 - f) + ridge[ys, x0 + 1] * f, axis=2)
+    return out
+
+
+def _lines(medians: F64) -> list[Line]:
+    """Each inner line's best candidate (see :func:`_medians`): ``i``, its median response, ``shift``, ``lean``."""
+    out = []
+    for i, score in enumerate(medians, start=1):
         li, si = np.unravel_index(int(np.argmax(score)), score.shape)
-        out.append((i, float(score[li, si]), float(shifts[si]) + _vertex(score[li], int(si)) / PX, float(leans[li])))
+        out.append((i, float(score[li, si]), float(SHIFTS[si]) + _vertex(score[li], int(si)) / PX, float(LEANS[li])))
     return out
 
 
