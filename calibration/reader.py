@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
-from rolit.vision.gridlines import on_lines
+from rolit.vision.gridlines import grown_on_lines, on_lines
 from rolit.vision.lattice import shifted
 from rolit.vision.locate import (
     OUTLINE_QUALITY,
@@ -558,7 +558,8 @@ ELSEWHERE = 2
 
 def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int | None) -> Profile | None:
     """The profile from the grid, among those the board's outlines lead to, on which the start position reads
-    likeliest; ``None`` when none reads it well (see :data:`START_LIKELY`).
+    likeliest; ``None`` when none reads it well (see :data:`START_LIKELY`), nor on the board's printed lines
+    grown from the middle of one of them (see :func:`rolit.vision.gridlines.grown_on_lines`).
 
     For a board whose cups do not show (a black board): the locator finds no
     lattice there, and four balls are too few for one of their own. Each
@@ -585,6 +586,21 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
             continue
         log.info("calibration: the start position read on the board's outline (log-likelihood %.1f)", likelihood)
         return profile
+    # A grid from an outline may be cells out at its corners yet right in the middle, which the balls centre:
+    # where the board prints lines, the middle block's lines and then the whole grid's put it right.
+    for _, fit, _ in scored[:LINE_TRIES]:
+        corners = grown_on_lines(image, fit.corners, n)
+        if corners is None:
+            continue
+        grown = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
+        try:
+            profile = _calibrated(
+                image, v, model, grown, features_from_lab(sample_cells(image, grown.homography, n)), None, rotation
+            )
+        except CalibrationError:
+            continue
+        log.info("calibration: the start position read on the board's lines, grown from its middle")
+        return profile
     return None
 
 
@@ -592,6 +608,8 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
 # outlines alone to be taken, and how many of the likeliest are tried. On development start positions
 # the grids that read it within a cell of the truth scored above -6, those further out below -14.
 START_LIKELY, START_TRIES = -8.0, 3
+# How many of the likeliest are then tried for lines grown from their middle (a look with no lines is quick).
+LINE_TRIES = 6
 
 
 def _on_centre_block(

@@ -397,3 +397,20 @@ def test_lines_that_would_move_the_grids_centre_are_not_taken() -> None:
         fit = GridFit(guess, grid_homography(guess, n), 1.0, 1.0)
         kept, _ = _on_grid_lines(image, n, fit, np.zeros((n * n, 3)))
         assert grids_apart(kept.corners, truth if du < 0.5 else guess, n) < 0.05
+
+
+def test_calibration_grows_the_grid_from_the_middle_along_the_boards_lines() -> None:
+    # Scene 393: a black 6x6 board from 36 degrees. The locator finds nothing and no outline leads within a
+    # cell of the grid (the likeliest is 0.9 cells out at a corner), but its middle is right: the middle
+    # block's lines, then the whole grid's, place it, and the game is read with no cell wrong.
+    from rolit.calibration.bench import _score
+
+    image, truth, n = start_scene(393)
+    variant, board, params = unseen_scene(393)
+    assert BoardReader(variant).readings(image) is None
+    profile = calibrate(image, variant)
+    assert grids_apart(profile.seen_corners, truth, n) < 0.06
+    game, game_truth = render(board, params, variant=variant)
+    seen = BoardReader(variant, profile=profile).read(game)
+    assert seen.board is not None
+    assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rolit.vision.gridlines import on_lines
+from rolit.vision.gridlines import grown_on_lines, on_lines
 from rolit.vision.lattice import grid_homography
 from rolit.vision.locate import apply_homography, cells_apart
 from rolit.vision.synthetic.params import BOARD_STYLES
@@ -38,3 +38,20 @@ def test_a_board_without_lines_or_a_blank_picture_gives_nothing() -> None:
         assert on_lines(image, bent(truth, n, 1, 0.3), n) is None
     blank = np.full((720, 1280, 3), 40, np.uint8)
     assert on_lines(blank, bent(truth, n, 1, 0.3), n) is None
+
+
+def scaled(corners: np.ndarray, n: int, factor: float) -> np.ndarray:
+    """The grid stretched about its centre: right in the middle, cells out at the corners."""
+    lo, hi = n / 2 * (1 - factor), n / 2 * (1 + factor)
+    return apply_homography(grid_homography(corners, n), np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]]))
+
+
+@pytest.mark.parametrize("k", [393, 222])  # black boards, 8x8 and 6x6
+def test_a_guess_right_only_in_the_middle_is_grown_onto_the_lines(k: int) -> None:
+    image, truth, n = start_scene(k)
+    guess = scaled(truth, n, 1.3)
+    assert cells_apart(truth, guess, n) > 0.7  # at the outer cells' centres
+    found = on_lines(image, guess, n)
+    assert found is None or cells_apart(truth, found, n) > 0.5  # too far out for the lines' reach
+    grown = grown_on_lines(image, guess, n)
+    assert grown is not None and cells_apart(truth, grown, n) < 0.05
