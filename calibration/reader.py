@@ -589,10 +589,10 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
     # A grid from an outline may be cells out at its corners yet right in the middle, which the balls centre:
     # where the board prints lines, the middle block's lines and then the whole grid's put it right.
     for _, fit, _ in scored[:LINE_TRIES]:
-        corners = grown_on_lines(image, fit.corners, n)
-        if corners is None:
+        lined = grown_on_lines(image, fit.corners, n)
+        if lined is None:
             continue
-        grown = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
+        grown = GridFit(lined, grid_homography(lined, n), OUTLINE_QUALITY, 0.0)
         try:
             profile = _calibrated(
                 image, v, model, grown, features_from_lab(sample_cells(image, grown.homography, n)), None, rotation
