@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import cv2
@@ -365,9 +366,7 @@ class BoardReader:
             return fit
         ref = np.asarray(seen, np.float64)
         n = self.variant.size
-        middle = np.array([[n / 2.0, n / 2.0]])
-        there = apply_homography(np.linalg.inv(fit.homography), apply_homography(grid_homography(ref, n), middle))
-        offset = there[0] - middle[0]
+        offset = _centre_offset(fit, ref, n)
         step = np.round(offset)
         if not np.any(step) or np.any(np.abs(step) > 1) or np.any(np.abs(offset - step) > SAME_CENTRE):
             return fit
@@ -577,29 +576,26 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
         )
         scored.append((max(_start_scores(probs, start, n)), fit, features))
     scored.sort(key=lambda s: -s[0])
-    for likelihood, fit, features in scored[:START_TRIES]:
-        if likelihood < START_LIKELY:
-            break
+
+    def tries() -> Iterator[tuple[GridFit, F64, str]]:
+        for likelihood, fit, features in scored[:START_TRIES]:
+            if likelihood < START_LIKELY:
+                break
+            yield fit, features, f"the board's outline (log-likelihood {likelihood:.1f})"
+        # A grid from an outline may be cells out at its corners yet right in the middle, which the balls
+        # centre: where the board prints lines, the middle block's lines and then the whole grid's put it right.
+        for _, fit, _ in scored[:LINE_TRIES]:
+            lined = grown_on_lines(image, fit.corners, n)
+            if lined is not None:
+                grown = GridFit(lined, grid_homography(lined, n), OUTLINE_QUALITY, 0.0)
+                yield grown, features_from_lab(sample_cells(image, grown.homography, n)), "the board's lines"
+
+    for fit, features, where in tries():
         try:
             profile = _calibrated(image, v, model, fit, features, None, rotation)
         except CalibrationError:
             continue
-        log.info("calibration: the start position read on the board's outline (log-likelihood %.1f)", likelihood)
-        return profile
-    # A grid from an outline may be cells out at its corners yet right in the middle, which the balls centre:
-    # where the board prints lines, the middle block's lines and then the whole grid's put it right.
-    for _, fit, _ in scored[:LINE_TRIES]:
-        lined = grown_on_lines(image, fit.corners, n)
-        if lined is None:
-            continue
-        grown = GridFit(lined, grid_homography(lined, n), OUTLINE_QUALITY, 0.0)
-        try:
-            profile = _calibrated(
-                image, v, model, grown, features_from_lab(sample_cells(image, grown.homography, n)), None, rotation
-            )
-        except CalibrationError:
-            continue
-        log.info("calibration: the start position read on the board's lines, grown from its middle")
+        log.info("calibration: the start position read on %s", where)
         return profile
     return None
 
@@ -644,9 +640,7 @@ def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Grid
     corners = on_lines(image, fit.corners, n)
     if corners is None:
         return fit, features
-    middle = np.array([[n / 2, n / 2]])
-    centre = apply_homography(np.linalg.inv(fit.homography), apply_homography(grid_homography(corners, n), middle))
-    if float(np.max(np.abs(centre - middle))) > CENTRE_HELD:
+    if float(np.max(np.abs(_centre_offset(fit, corners, n)))) > CENTRE_HELD:
         # The start position's balls placed the centre: lines that move it are another row of them.
         log.info("calibration: the board's lines would move the grid's centre; not taken")
         return fit, features
@@ -657,6 +651,13 @@ def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Grid
 
 # Cells the lines may move the grid's centre (see _on_grid_lines).
 CENTRE_HELD = 0.3
+
+
+def _centre_offset(fit: GridFit, corners: F64, n: int) -> F64:
+    """Where the centre of the grid at ``corners`` lies from ``fit``'s centre, in ``fit``'s cells (u, v)."""
+    middle = np.array([[n / 2.0, n / 2.0]])
+    there = apply_homography(np.linalg.inv(fit.homography), apply_homography(grid_homography(corners, n), middle))
+    return np.asarray(there[0] - middle[0], np.float64)
 
 
 def _start_scores(probs: F64, start: Board, n: int) -> list[float]:
