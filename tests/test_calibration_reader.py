@@ -144,13 +144,14 @@ def test_calibration_moves_a_grid_found_a_cell_out_onto_the_start_position() -> 
 
 
 def test_a_calibrated_reader_looks_first_where_the_board_was_at_calibration() -> None:
-    # At 33 degrees a full board's grid is found a column out by a fresh search; the grid seen at
-    # calibration (the same camera) is followed instead, and every cell is read right.
+    # At 33 degrees a fresh search finds a full board's grid a column out, or (the sheared grids it had
+    # found that way being dropped) none; the grid seen at calibration (the same camera) is followed
+    # instead, and every cell is read right.
     variant, board, params = unseen_scene(247)
     start, _ = render(Position.start(variant).board(), params, variant=variant)
     image, truth = render(board, params, variant=variant)
     fresh = BoardReader(variant).locate(image)
-    assert fresh is not None and _cells_out(fresh.corners, truth.corners, board.size) > 0.7
+    assert fresh is None or _cells_out(fresh.corners, truth.corners, board.size) > 0.7
     reader = BoardReader(variant, profile=calibrate(start, variant))
     observed = reader.read(image)
     assert observed.corners is not None and observed.board is not None
@@ -178,9 +179,9 @@ def test_a_grid_found_a_cell_out_of_the_calibrations_is_moved_back_onto_it() -> 
 
 
 def test_cells_of_a_grid_a_search_only_just_took_are_not_trusted() -> None:
-    # At 38 degrees a full 6x6 board: the search's best grid is skewed half a cell and scores no better
-    # than the least it takes. The board is there, but reading those cells gave a dozen wrong colours.
-    variant, board, params = unseen_scene(38)
+    # At 66 degrees a Junior board: the search's best grid is a row out and scores no better than the
+    # least it takes. The board is there, but reading those cells would read the frame as cups.
+    variant, board, params = unseen_scene(560)
     image, _ = render(board, params, variant=variant)
     observed = BoardReader(variant).read(image)
     assert observed.board is not None and observed.quality == 0.0

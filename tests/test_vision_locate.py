@@ -367,3 +367,25 @@ def test_a_grid_the_boards_outline_confirms_wins_over_one_a_little_off_that_lock
     # The most promising grids all end half a cell out, where no outline is the board's; among the next
     # most promising, one ends where the board's outline confirms it, locking on nearly as well.
     assert _located_off(k) < 0.3
+
+
+@pytest.mark.parametrize("k", [590, 38])
+def test_a_grid_sheared_along_the_balls_diagonals_is_not_taken(k: int) -> None:
+    # A full board's balls lie on a lattice along their diagonals too, and the cells align onto such a
+    # sheared grid as well as onto the board's own: 590 (a 6x6 Junior board from 35 degrees) was found
+    # sheared three cells out, 38 (a 6x6 board from 38 degrees) a cell out. No camera sees a square board
+    # so (see pose.square_misfit).
+    assert _located_off(k) < 0.35
+
+
+def test_the_misfit_of_a_board_seen_by_a_camera_is_small_and_of_a_sheared_grid_large() -> None:
+    from rolit.vision.locate import SQUARE_MISFIT
+    from rolit.vision.pose import square_misfit
+
+    for elevation, azimuth in ((90.0, 0.0), (35.0, 45.0), (30.0, 0.0), (60.0, 20.0)):
+        params = RenderParams(size=(1280, 720), elevation=elevation, azimuth=azimuth, scene_seed=3)
+        _, truth = render(Position.start("classic").board(), params, variant="classic")
+        assert square_misfit(grid_homography(truth.corners, 8), (1280, 720)) < 0.1
+    corners = np.asarray(truth.corners, np.float64)
+    sheared = corners + np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0]]) * (corners[1, 0] - corners[0, 0])
+    assert square_misfit(grid_homography(sheared, 8), (1280, 720)) > SQUARE_MISFIT

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from . import balls, lattice
 from .lattice import grid_homography
-from .pose import Pose
+from .pose import Pose, square_misfit
 
 __all__ = ["GridFit", "Locator", "apply_homography", "cells_apart", "grid_homography", "order_corners"]
 
@@ -71,6 +71,11 @@ SURE = 0.9  # lattice quality no other object in the picture comes near: the sea
 PLAIN, PLAIN_PENALTY = 0.08, 0.12  # see lattice.ball_colours
 ACCEPT = 0.55  # least lattice quality (share of cells locked on, plus a third of the lattice's strength) for a board
 ACCEPT_BALLS = 0.45  # the same for a grid found from the balls' lattice
+# The most a grid may be from any camera's picture of a square board (see pose.square_misfit). The balls of a
+# full board sit on a lattice along their diagonals too, and the cells align onto such a sheared grid as
+# well as onto the board's own; no camera sees the board so. True grids of development scenes (the lens
+# bending them) reach 0.07, sheared ones found there 0.36-1.4.
+SQUARE_MISFIT = 0.3
 FAST_SOURCES = 2  # maps of outlines tried first (the grey level's two halves; see Locator.locate)
 # Cells within which an outline must lie of the board's edge (at all four corners) for a grid found from those
 # maps alone to stand: looser, a grid a whole cell out was let through now and then (its outline half a cell off).
@@ -392,6 +397,8 @@ class Locator:
             refined = seen.refined[keys[i]]
             if refined is None or cells_apart(refined[0], guesses[i], n) > drift:
                 continue
+            if square_misfit(grid_homography(refined[0], n), (work.shape[1], work.shape[0])) > SQUARE_MISFIT:
+                continue  # sheared along the balls' diagonals (guesses may be rough; where they end may not)
             if lattice.inverted(refined[1]):
                 refined = self._uninverted(work, refined)
             if confirm is not None and not _confirmed(confirm, refined[0], n, work.shape):

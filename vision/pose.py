@@ -24,7 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Pose", "BALL_CENTRE_HEIGHT", "BALL_TOP_HEIGHT", "BALL_RADIUS", "CUP_RADIUS", "TOP_LEAN_MAX"]
+__all__ = [
+    "Pose", "square_misfit", "BALL_CENTRE_HEIGHT", "BALL_TOP_HEIGHT", "BALL_RADIUS", "CUP_RADIUS", "TOP_LEAN_MAX"
+]
 
 F64 = npt.NDArray[np.float64]
 
@@ -141,6 +143,42 @@ class Pose:
         up = self.R[:, 2]
         ray = self.t / np.linalg.norm(self.t)
         return float(np.degrees(np.arcsin(min(1.0, abs(float(up @ ray))))))
+
+
+def square_misfit(h: npt.ArrayLike, size: tuple[int, int], hfov: tuple[float, float] = (28.0, 115.0)) -> float:
+    """How far a board homography is from any camera's picture of a square grid: 0 for a true picture.
+
+    A camera (square pixels, principal point at the image centre, a
+    horizontal field of view within ``hfov`` degrees) sees the board's two
+    axes as the columns of a rotation, scaled: at right angles and of one
+    length. The misfit is the least, over the focal lengths allowed, of the
+    larger of the cosine between them and the log of their lengths' ratio.
+    A grid sheared along the balls' diagonals fits the balls as well as the
+    board's own, but no camera sees the board so.
+
+    >>> from rolit.vision.locate import grid_homography
+    >>> square = grid_homography([[100, 100], [500, 100], [500, 500], [100, 500]], 8)
+    >>> round(square_misfit(square, (600, 600)), 3)
+    0.0
+    >>> sheared = grid_homography([[100, 100], [500, 100], [700, 500], [300, 500]], 8)
+    >>> round(square_misfit(sheared, (600, 600)), 2)
+    0.45
+    """
+    hm = np.asarray(h, np.float64)
+    w, ht = size
+    hp = np.array([[1.0, 0.0, -w / 2.0], [0.0, 1.0, -ht / 2.0], [0.0, 0.0, 1.0]]) @ hm
+    hp = hp / np.linalg.norm(hp[:, :2])
+    # 1/f^2 over the focal lengths allowed; the dot product and lengths are linear in it.
+    focal = (w / 2.0) / np.tan(np.radians(np.linspace(hfov[0], hfov[1], 48) / 2.0))
+    x = 1.0 / focal**2
+    dot = x * (hp[0, 0] * hp[0, 1] + hp[1, 0] * hp[1, 1]) + hp[2, 0] * hp[2, 1]
+    len1 = x * (hp[0, 0] ** 2 + hp[1, 0] ** 2) + hp[2, 0] ** 2
+    len2 = x * (hp[0, 1] ** 2 + hp[1, 1] ** 2) + hp[2, 1] ** 2
+    if np.any(len1 <= 0) or np.any(len2 <= 0):
+        return float("inf")
+    cosine = np.abs(dot) / np.sqrt(len1 * len2)
+    ratio = 0.5 * np.abs(np.log(len1 / len2))
+    return float(np.min(np.maximum(cosine, ratio)))
 
 
 def _focal(hp: F64, prior: float) -> float:
