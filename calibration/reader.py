@@ -433,14 +433,12 @@ class BoardReader:
         fit, samples, features, moved = found
         t2 = time.perf_counter()
         n = self.variant.size
+        weak = fit.quality < WEAK_GRID
         if self.profile.calibrated:
             probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
-            if fit.quality >= WEAK_GRID:
-                reading = reading_from(without_stray_hands(probs, n), THRESHOLD_CALIBRATED)
-                if np.any(~reading.known & (reading.confidence >= THRESHOLD_AGREED)):
-                    reading = agreed(reading, self.model.probabilities(features, self.variant))
-            else:
-                reading = reading_from(without_stray_hands(probs, n), THRESHOLD_WEAK_GRID)
+            reading = reading_from(without_stray_hands(probs, n), THRESHOLD_WEAK_GRID if weak else THRESHOLD_CALIBRATED)
+            if not weak and np.any(~reading.known & (reading.confidence >= THRESHOLD_AGREED)):
+                reading = agreed(reading, self.model.probabilities(features, self.variant))
             reading = beside_hands(reading, n)
         else:
             probs = self.model.probabilities(features, self.variant)
@@ -449,8 +447,7 @@ class BoardReader:
             # A grid that locks on surely is rarely a cell out.
             if fit.quality >= SURE_GRID:
                 probs = without_stray_hands(probs, n)
-            threshold = THRESHOLD_DEFAULT if fit.quality >= WEAK_GRID else THRESHOLD_WEAK_GRID
-            reading = beside_hands(reading_from(probs, threshold), n)
+            reading = beside_hands(reading_from(probs, THRESHOLD_WEAK_GRID if weak else THRESHOLD_DEFAULT), n)
         if self._doubtful:
             reading = Reading(reading.labels, reading.confidence, np.zeros_like(reading.known))
         t3 = time.perf_counter()

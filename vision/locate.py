@@ -398,7 +398,7 @@ class Locator:
             if refined is None or cells_apart(refined[0], guesses[i], n) > drift:
                 continue
             if square_misfit(grid_homography(refined[0], n), (work.shape[1], work.shape[0])) > SQUARE_MISFIT:
-                continue  # sheared along the balls' diagonals (guesses may be rough; where they end may not)
+                continue  # sheared along the balls' diagonals (judged where the alignment ends: guesses are rough)
             if lattice.inverted(refined[1]):
                 refined = self._uninverted(work, refined)
             if confirm is not None and not _confirmed(confirm, refined[0], n, work.shape):
