@@ -45,7 +45,7 @@ from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
 
-__all__ = ["BoardReader", "calibrate", "agreed", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
+__all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +63,6 @@ REGISTER_EVERY = 5  # frames, while the grid followed is lost (see BoardReader.l
 # Confidence needed to trust a cell, without and with a calibrated profile.
 THRESHOLD_DEFAULT = 0.97
 THRESHOLD_CALIBRATED = 0.97
-# A calibrated reading also trusts a cell that it and the default model both give the same label at this
-# confidence (see agreed). On development game frames (calibrated, camera still) this left 46 fewer cells
-# unknown (777 to 731) and 5 more boards exactly right (202 to 207 of 257), for one cell more wrong (36 to 37).
-THRESHOLD_AGREED = 0.9
 # Grid quality from which an uncalibrated reading drops a stray hand's chance too (see without_stray_hands).
 SURE_GRID = 0.8
 # A grid the lattice barely locks on (quality below WEAK_GRID) is half a cell or a cell out far more often,
@@ -107,28 +103,6 @@ def without_stray_hands(probs: F64, n: int) -> F64:
     out[stray, HIDDEN] = 0.0
     out[stray] /= out[stray].sum(axis=1, keepdims=True)
     return out
-
-
-def agreed(reading: Reading, default: F64, threshold: float = THRESHOLD_AGREED) -> Reading:
-    """``reading`` (the calibrated model's) with the cells also trusted that it and the default model (whose
-    probabilities are ``default``) both give the same label at ``threshold`` or more.
-
-    The two read a cell differently: the default model from its readings
-    alone, the calibrated one against this board's own empty cups and balls.
-    Where both are fairly sure of one answer it is rarely wrong, though
-    neither alone is sure enough.
-
-    >>> import numpy as np
-    >>> labels = np.array([EMPTY, 1, 2])
-    >>> calibrated = Reading(labels, np.array([0.93, 0.93, 0.8]), np.zeros(3, bool))
-    >>> default = np.zeros((3, 7)); default[[0, 1, 2], [EMPTY, 2, 2]] = 0.95
-    >>> agreed(calibrated, default).known.tolist()
-    [True, False, False]
-    """
-    same = np.argmax(default, axis=1) == reading.labels
-    sure = (reading.confidence >= threshold) & (np.max(default, axis=1) >= threshold)
-    known = reading.known | (same & sure & (reading.labels != HIDDEN))
-    return Reading(reading.labels, reading.confidence, known)
 
 
 def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_HAND) -> Reading:
@@ -436,10 +410,8 @@ class BoardReader:
         weak = fit.quality < WEAK_GRID
         if self.profile.calibrated:
             probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
-            reading = reading_from(without_stray_hands(probs, n), THRESHOLD_WEAK_GRID if weak else THRESHOLD_CALIBRATED)
-            if not weak and np.any(~reading.known & (reading.confidence >= THRESHOLD_AGREED)):
-                reading = agreed(reading, self.model.probabilities(features, self.variant))
-            reading = beside_hands(reading, n)
+            threshold = THRESHOLD_WEAK_GRID if weak else THRESHOLD_CALIBRATED
+            reading = beside_hands(reading_from(without_stray_hands(probs, n), threshold), n)
         else:
             probs = self.model.probabilities(features, self.variant)
             # Uncalibrated, a little chance of a hand also marks what is no cup at all (the table, read by a
