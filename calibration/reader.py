@@ -579,7 +579,7 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
     for corners in Locator(n).centred_guesses(image):
         guess = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
         fit, features, probs = _on_centre_block(
-            image, v, model, guess, features_from_lab(sample_cells(image, guess.homography, n))
+            image, v, model, guess, _features_on(image, guess, n)
         )
         scored.append((max(_start_scores(probs, start, n)), fit, features))
     scored.sort(key=lambda s: -s[0])
@@ -595,7 +595,7 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
             lined = grown_on_lines(image, fit.corners, n)
             if lined is not None:
                 grown = GridFit(lined, grid_homography(lined, n), OUTLINE_QUALITY, 0.0)
-                yield grown, features_from_lab(sample_cells(image, grown.homography, n)), "the board's lines"
+                yield grown, _features_on(image, grown, n), "the board's lines"
 
     for fit, features, where in tries():
         try:
@@ -629,7 +629,7 @@ def _on_centre_block(
     log.info("calibration: the grid moved by %s cells to centre the start position", step)
     centred = shifted(fit.corners, n, *step)
     fit = GridFit(centred, grid_homography(centred, n), fit.quality, fit.score)
-    features = features_from_lab(sample_cells(image, fit.homography, n))
+    features = _features_on(image, fit, n)
     return fit, features, model.probabilities(features, v)
 
 
@@ -653,7 +653,12 @@ def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Grid
         return fit, features
     log.info("calibration: the grid moved onto the board's lines (%.2f cells)", cells_apart(fit.corners, corners, n))
     fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
-    return fit, features_from_lab(sample_cells(image, fit.homography, n))
+    return fit, _features_on(image, fit, n)
+
+
+def _features_on(image: U8, fit: GridFit, n: int) -> F64:
+    """The features of every cell of the grid ``fit`` in ``image`` (row-major), as the reader reads them."""
+    return features_from_lab(sample_cells(image, fit.homography, n))
 
 
 # Cells the lines may move the grid's centre (see _on_grid_lines).

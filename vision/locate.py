@@ -397,8 +397,6 @@ class Locator:
             refined = seen.refined[keys[i]]
             if refined is None or cells_apart(refined[0], guesses[i], n) > drift:
                 continue
-            if square_misfit(grid_homography(refined[0], n), (work.shape[1], work.shape[0])) > SQUARE_MISFIT:
-                continue  # sheared along the balls' diagonals (judged where the alignment ends: guesses are rough)
             if lattice.inverted(refined[1]):
                 refined = self._uninverted(work, refined)
             if confirm is not None and not _confirmed(confirm, refined[0], n, work.shape):
@@ -437,13 +435,16 @@ class Locator:
         return best
 
     def _refine(self, image: U8, corners: F64, steps: Sequence[bool]) -> tuple[F64, lattice.LatticeView] | None:
-        """A guess aligned cell by cell (each step scale and shift, or affine), and the view of the result."""
+        """A guess aligned cell by cell (each step scale and shift, or affine), and the view of the result;
+        ``None`` when a step leaves the picture or the result is no camera's picture of a square board."""
         c = corners
         for affine in steps:
             moved = lattice.realign(lattice.look(image, c, self.n, pad=1), affine)
             if not _plausible(moved, image.shape, self.n):
                 return None
             c = moved
+        if square_misfit(grid_homography(c, self.n), (image.shape[1], image.shape[0])) > SQUARE_MISFIT:
+            return None  # sheared along the balls' diagonals (judged where the alignment ends: guesses are rough)
         # Two cells round the grid, not one: the same view then settles a slip (see _settle) too.
         return c, lattice.look(image, c, self.n, pad=lattice.PAD)
 

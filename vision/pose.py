@@ -167,7 +167,6 @@ def square_misfit(h: npt.ArrayLike, size: tuple[int, int], hfov: tuple[float, fl
     hm = np.asarray(h, np.float64)
     w, ht = size
     hp = np.array([[1.0, 0.0, -w / 2.0], [0.0, 1.0, -ht / 2.0], [0.0, 0.0, 1.0]]) @ hm
-    hp = hp / np.linalg.norm(hp[:, :2])
     # 1/f^2 over the focal lengths allowed; the dot product and lengths are linear in it.
     focal = (w / 2.0) / np.tan(np.radians(np.linspace(hfov[0], hfov[1], 48) / 2.0))
     x = 1.0 / focal**2
