@@ -431,3 +431,14 @@ def test_calibration_grows_the_grid_from_the_middle_along_the_boards_lines() -> 
     seen = BoardReader(variant, profile=profile).read(game)
     assert seen.board is not None
     assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0
+
+
+@pytest.mark.parametrize("k", [243, 310, 437])
+def test_calibration_finds_a_black_board_by_its_printed_lines_when_no_outline_leads_to_it(k: int) -> None:
+    # Black boards: 243 8x8 from low down by a dark floor, 310 small from straight above, 437 6x6 from low down
+    # in a shadow. Calibration refused all three (no board found): the board's lines, found anywhere in the
+    # picture, give the search for the start position its grid (see rolit.vision.linegrid).
+    image, truth, n = start_scene(k)
+    variant = unseen_scene(k)[0]
+    profile = calibrate(image, variant)
+    assert grids_apart(profile.seen_corners, truth, n) < 0.3

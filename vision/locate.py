@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from . import balls, lattice
+from . import balls, lattice, linegrid
 from .lattice import grid_homography
 from .pose import Pose, square_misfit
 
@@ -275,19 +275,24 @@ class Locator:
         return best
 
     def centred_guesses(self, image: U8) -> list[F64]:
-        """Grids (corners, full-resolution pixels) from every outline in ``image``, each moved by under a cell
-        to centre what stands in its middle two-by-two cells: the start position's balls, on a board whose cups
-        do not show (a black board), where :meth:`locate` finds no lattice to lock on.
+        """Grids (corners, full-resolution pixels) from every outline in ``image`` and from the board's printed
+        lines (see :mod:`.linegrid`), each moved by under a cell to centre what stands in its middle two-by-two
+        cells: the start position's balls, on a board whose cups do not show (a black board), where
+        :meth:`locate` finds no lattice to lock on.
 
         Every outline is taken for the board's outline, its frame's inner edge
-        and the grid (see :data:`FRAME_RATIOS`), so most of these are wrong:
-        the caller picks by what the cells hold (see ``rolit.calibration``).
+        and the grid (see :data:`FRAME_RATIOS`), and the lines' grids come with
+        their neighbours a cell either way, so most of these are wrong: the
+        caller picks by what the cells hold (see ``rolit.calibration``).
         """
         n = self.n
         work, scale = self._work(image)
         c = n // 2 - 1
         out = []
-        for guess in self._guesses(self.candidates(work), work.shape):
+        # The board's printed lines seen anywhere in the picture too: a black board's outline may merge with a
+        # dark table, and its cups hardly show (see linegrid).
+        lined = [g for g in map(order_corners, linegrid.line_guesses(work, n)) if _plausible(g, work.shape, n)]
+        for guess in self._guesses(self.candidates(work), work.shape) + _distinct(lined, n):
             du, dv = lattice.look(work, guess, n, pad=1).offsets
             su, sv = float(np.median(du[c : c + 2, c : c + 2])), float(np.median(dv[c : c + 2, c : c + 2]))
             out.append(lattice.shifted(guess, n, su, sv) / scale)
