@@ -46,5 +46,3 @@ def test_no_lines_no_guesses_and_the_same_picture_the_same_guesses() -> None:
     image = halved(start_scene(437)[0])
     first, again = line_guesses(image, 8), line_guesses(image, 8)
     assert len(first) == len(again) and all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
-
-

@@ -199,10 +199,11 @@ def _lattice(s: F64, w: F64, n: int) -> tuple[float, float, int, int, float] | N
     Every spacing of :data:`PERIODS` is tried: its phase is the weighted
     circular mean of the positions, then spacing and phase are fitted again by
     least squares to the segments near the lines. The best few by the length
-    on lines are judged in full: the run of n + 1 lines with the most of them
-    found (then the most length) is the grid's. A finer spacing than the
-    board's puts the segments on as many lines, but fewer of the board's in any
-    n + 1; a coarser one misses every other line.
+    on lines are judged in full: each one's run of n + 1 lines with the most
+    of them found (then the most length), and of those the run with the most
+    length wins. A finer spacing than the board's puts as many segments on
+    lines, but its n + 1 lines span only part of the board; a coarser one
+    misses every other line.
     """
     periods = PERIODS[:, None]
     angle = 2.0 * np.pi * s[None, :] / periods
