@@ -50,3 +50,17 @@ def test_a_nudged_camera_still_reads_the_demo_board() -> None:
     t = out["calibrated"]
     assert t["found"] == t["clear"] == 2
     assert t["cell_error_rate"] <= 0.03
+
+
+def test_where_calibration_is_refused_corners_given_by_hand_read_the_board() -> None:
+    # Scene 453: a white board half in a hard shadow, from low down; no search finds it (nor calibration).
+    out = accuracy(scenes=1, first=453, hand_rate=0.0)
+    assert out["calibration_failures"] == 1 and out["calibrated"]["found"] == 0
+    by_hand = out["by_hand"]
+    assert by_hand["found"] == 1 and by_hand["wrong"] == 0 and by_hand["cells"] == 64
+
+
+def test_where_calibration_works_by_hand_is_the_calibrated_reading() -> None:
+    out = accuracy(scenes=2, size=(640, 360), hand_rate=0.0, demo_camera=True, first=0)
+    assert out["calibration_failures"] == 0
+    assert out["by_hand"] == out["calibrated"]
