@@ -578,9 +578,10 @@ def _given_on_lines(image: U8, corners: list[list[float]], n: int) -> list[list[
     """
     given = order_corners(np.asarray(corners, np.float64))
     lined = on_lines(image, given, n)
-    if lined is None or cells_apart(given, lined, n) > GIVEN_REACH:
+    moved = cells_apart(given, lined, n) if lined is not None else np.inf
+    if lined is None or moved > GIVEN_REACH:
         return [[float(x), float(y)] for x, y in given]
-    log.info("calibration: the corners given moved onto the board's lines (%.2f cells)", cells_apart(given, lined, n))
+    log.info("calibration: the corners given moved onto the board's lines (%.2f cells)", moved)
     return [[float(x), float(y)] for x, y in lined]
 
 
