@@ -519,8 +519,9 @@ def calibrate(
     the start position reads likeliest (see :func:`_from_start_search`).
     Where the board's printed lines show, the grid is then moved onto them
     (see :func:`_on_grid_lines`). Corners given in ``profile`` are taken as
-    they are, but for a move onto the board's printed lines near them (see
-    :func:`_given_on_lines`); the profile keeps them.
+    they are, but for a move onto the board's printed lines near them once
+    the start position is judged (see :func:`_given_on_lines`); the profile
+    keeps them.
 
     Raises :class:`CalibrationError` when no board is found (its subclass
     :class:`CalibrationBoardNotFoundError`), when the frame does not show the
@@ -528,8 +529,6 @@ def calibrate(
     """
     v = get_variant(variant)
     corners = profile.corners if profile else None
-    if corners is not None:
-        corners = _given_on_lines(image, corners, v.size)
     reader = BoardReader(v, profile=Profile(v.name, corners=corners))
     found = reader.readings(image)
     if found is None:
@@ -565,9 +564,9 @@ def calibrate(
 GIVEN_REACH = 0.45
 
 
-def _given_on_lines(image: U8, corners: list[list[float]], n: int) -> list[list[float]]:
-    """Corners given by hand (any order), moved onto the board's printed lines where these show near them (see
-    :func:`rolit.vision.gridlines.on_lines`); as given, in order, when not.
+def _given_on_lines(image: U8, corners: list[list[float]], n: int) -> list[list[float]] | None:
+    """Corners given by hand, moved onto the board's printed lines where these show near them (see
+    :func:`rolit.vision.gridlines.on_lines`; their order kept: the orientation was read on it); ``None`` when not.
 
     A corner dragged onto a picture by eye lies a tenth of a cell or two from
     the grid's, and every later frame is read on these corners. Given the
@@ -576,11 +575,11 @@ def _given_on_lines(image: U8, corners: list[list[float]], n: int) -> list[list[
     162 of 340 boards and put them 0.02 cells out (median); none went further
     out by more than 0.02 cells once a move beyond :data:`GIVEN_REACH` is refused.
     """
-    given = order_corners(np.asarray(corners, np.float64))
+    given = np.asarray(corners, np.float64)
     lined = on_lines(image, given, n)
     moved = cells_apart(given, lined, n) if lined is not None else np.inf
     if lined is None or moved > GIVEN_REACH:
-        return [[float(x), float(y)] for x, y in given]
+        return None
     log.info("calibration: the corners given moved onto the board's lines (%.2f cells)", moved)
     return [[float(x), float(y)] for x, y in lined]
 
@@ -736,6 +735,13 @@ def _calibrated(
     _check_start(labels, probs, n, rotation)
     if corners is None:
         fit, features = _on_grid_lines(image, n, fit, features)
+    else:
+        # Judged on the corners as given, like a grid found (see _on_grid_lines); then put on the lines.
+        lined = _given_on_lines(image, corners, n)
+        if lined is not None:
+            corners = lined
+            fit = GridFit(np.asarray(lined), grid_homography(np.asarray(lined), n), fit.quality, fit.score)
+            features = _features_on(image, fit, n)
     cells = _empty_references(features, labels, n)
     balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
     return Profile(
