@@ -519,9 +519,9 @@ def calibrate(
     the start position reads likeliest (see :func:`_from_start_search`).
     Where the board's printed lines show, the grid is then moved onto them
     (see :func:`_on_grid_lines`). Corners given in ``profile`` are taken as
-    they are, but for a move onto the board's printed lines near them once
-    the start position is judged (see :func:`_given_on_lines`); the profile
-    keeps them.
+    they are, but for a move onto the board's printed lines within
+    :data:`GIVEN_REACH` cells once the start position is judged on them;
+    the profile keeps them so.
 
     Raises :class:`CalibrationError` when no board is found (its subclass
     :class:`CalibrationBoardNotFoundError`), when the frame does not show the
@@ -560,28 +560,12 @@ def calibrate(
         raise first from None
 
 
-# The farthest (cells) corners given by hand are moved onto the board's printed lines (see _given_on_lines).
+# The farthest (cells, at any cell) corners given by hand are moved onto the board's printed lines. A corner
+# dragged onto a picture by eye lies a tenth of a cell or two from the grid's. Given the true corners of the
+# development start positions each moved at random by 0.1 cells (0.17 cells out at the worst cell, median),
+# the lines were found on 162 of 340 boards and put them 0.02 cells out (median); none went further out by
+# more than 0.02 cells once a move beyond this was refused (one that moved 0.49 cells).
 GIVEN_REACH = 0.45
-
-
-def _given_on_lines(image: U8, corners: list[list[float]], n: int) -> list[list[float]] | None:
-    """Corners given by hand, moved onto the board's printed lines where these show near them (see
-    :func:`rolit.vision.gridlines.on_lines`; their order kept: the orientation was read on it); ``None`` when not.
-
-    A corner dragged onto a picture by eye lies a tenth of a cell or two from
-    the grid's, and every later frame is read on these corners. Given the
-    true corners of development start positions each moved at random by 0.1
-    cells (0.17 cells out at the worst cell, median), the lines were found on
-    162 of 340 boards and put them 0.02 cells out (median); none went further
-    out by more than 0.02 cells once a move beyond :data:`GIVEN_REACH` is refused.
-    """
-    given = np.asarray(corners, np.float64)
-    lined = on_lines(image, given, n)
-    moved = cells_apart(given, lined, n) if lined is not None else np.inf
-    if lined is None or moved > GIVEN_REACH:
-        return None
-    log.info("calibration: the corners given moved onto the board's lines (%.2f cells)", moved)
-    return [[float(x), float(y)] for x, y in lined]
 
 
 # How many times calibration looks elsewhere for the board when what it found does not show the start position.
@@ -659,9 +643,11 @@ def _on_centre_block(
     return fit, features, model.probabilities(features, v)
 
 
-def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
+def _on_grid_lines(
+    image: U8, n: int, fit: GridFit, features: F64, reach: float = np.inf
+) -> tuple[GridFit, F64]:
     """The grid and its cells' features, moved onto the board's printed lines when they show (see
-    :func:`rolit.vision.gridlines.on_lines`); as they are when not.
+    :func:`rolit.vision.gridlines.on_lines`) no more than ``reach`` cells away; as they are when not.
 
     Every later frame is read against what calibration samples here, and a
     calibrated reader follows the board from this grid: on a black board,
@@ -677,7 +663,10 @@ def _on_grid_lines(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Grid
         # The start position's balls placed the centre: lines that move it are another row of them.
         log.info("calibration: the board's lines would move the grid's centre; not taken")
         return fit, features
-    log.info("calibration: the grid moved onto the board's lines (%.2f cells)", cells_apart(fit.corners, corners, n))
+    moved = cells_apart(fit.corners, corners, n)
+    if moved > reach:
+        return fit, features
+    log.info("calibration: the grid moved onto the board's lines (%.2f cells)", moved)
     fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
     return fit, _features_on(image, fit, n)
 
@@ -736,12 +725,10 @@ def _calibrated(
     if corners is None:
         fit, features = _on_grid_lines(image, n, fit, features)
     else:
-        # Judged on the corners as given, like a grid found (see _on_grid_lines); then put on the lines.
-        lined = _given_on_lines(image, corners, n)
-        if lined is not None:
-            corners = lined
-            fit = GridFit(np.asarray(lined), grid_homography(np.asarray(lined), n), fit.quality, fit.score)
-            features = _features_on(image, fit, n)
+        # Corners given by hand too, judged as given (above): the profile keeps them as moved.
+        lined, features = _on_grid_lines(image, n, fit, features, GIVEN_REACH)
+        if lined is not fit:
+            fit, corners = lined, lined.corners.tolist()
     cells = _empty_references(features, labels, n)
     balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
     return Profile(
