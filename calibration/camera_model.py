@@ -95,5 +95,5 @@ def _votes(samples: F64, cells: F64, colours: dict[str, F64], local: dict[str, F
 
 
 def camera_model() -> ColourModel:
-    """The calibrated model (trained once per process, in several seconds)."""
-    return shipped_model("camera_cells.npz")
+    """The calibrated model (see :func:`rolit.calibration.model.shipped_model`)."""
+    return shipped_model("camera")

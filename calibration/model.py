@@ -18,6 +18,7 @@ import threading
 import weakref
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,24 +77,133 @@ def _one_thread() -> Any:
     return _threads.limit(limits=1, user_api="openmp")
 
 
+# The node fields prediction needs, as stored (see ColourModel.save) and read back.
+_NODE_FIELDS = (
+    ("value", np.float64), ("feature_idx", np.int64), ("num_threshold", np.float64),
+    ("missing_go_to_left", np.uint8), ("left", np.uint32), ("right", np.uint32), ("is_leaf", np.uint8),
+)  # fmt: skip
+_NODE_DTYPE = np.dtype(list(_NODE_FIELDS))
+
+
+class _Nodes:
+    """One stored tree, as scikit-learn's predictor holds it (``.nodes``: a structured array)."""
+
+    def __init__(self, fields: dict[str, npt.NDArray[Any]], start: int, end: int) -> None:
+        self.nodes = np.zeros(end - start, _NODE_DTYPE)
+        for name, _ in _NODE_FIELDS:
+            self.nodes[name] = fields[name][start:end]
+
+
+class _StoredTrees:
+    """A stored classifier: the trees, laid out as a fitted ``HistGradientBoostingClassifier`` lays them out
+    (one tree per class each iteration), so that :func:`fast_predict_proba` compiles them alike."""
+
+    def __init__(
+        self, trees: list[_Nodes], iterations: int, baseline: F64, classes: npt.NDArray[np.int64], n_features: int
+    ) -> None:
+        per = len(trees) // max(1, iterations)
+        if iterations < 1 or per < 1 or per * iterations != len(trees) or baseline.shape != (1, per):
+            raise ValueError("the trees, iterations and baseline do not match")
+        self._predictors = [trees[i * per : (i + 1) * per] for i in range(iterations)]
+        self._baseline_prediction = baseline
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        self._loss = _Link(per)
+
+    def predict_proba(self, features: npt.ArrayLike) -> F64:
+        x = np.asarray(features, np.float64)
+        if x.ndim != 2 or x.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {x.shape[-1]} features, but the model is expecting {self.n_features_in_} features")
+        return fast_predict_proba(self, x)
+
+
+class _Link:
+    """Raw scores to probabilities, as scikit-learn's losses do: softmax, or the logistic for two classes."""
+
+    def __init__(self, outputs: int) -> None:
+        self.outputs = outputs
+
+    def predict_proba(self, raw: F64) -> F64:
+        if self.outputs == 1:
+            p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+            return np.asarray(np.c_[1.0 - p, p], np.float64)
+        e = np.exp(raw - raw.max(axis=1, keepdims=True))
+        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float64)
+
+
 class ColourModel:
     """A classifier of cell readings, fitted on labelled features."""
 
-    def __init__(self, classifier: HistGradientBoostingClassifier) -> None:
+    def __init__(self, classifier: Any) -> None:
+        """``classifier``: a fitted ``HistGradientBoostingClassifier``, or the trees :meth:`load` read."""
         self.classifier = classifier
         self.classes = [int(c) for c in classifier.classes_]
 
     @classmethod
-    def fit(cls, features: F64, labels: npt.NDArray[np.int64], seed: int = 0) -> ColourModel:
-        """Train on labelled readings."""
+    def fit(
+        cls, features: F64, labels: npt.NDArray[np.int64], seed: int = 0, max_iter: int = 250,
+        early_stopping: bool | str = "auto",
+    ) -> ColourModel:
+        """Train on labelled readings (``max_iter`` boosting rounds, fewer if ``early_stopping`` says so)."""
         if len(features) != len(labels) or len(features) < 20:
             raise CalibrationError("a colour model needs at least 20 labelled cells")
         clf = HistGradientBoostingClassifier(
-            max_iter=250, learning_rate=0.08, max_leaf_nodes=31, l2_regularization=1.0, random_state=seed
-        )
+            max_iter=max_iter, learning_rate=0.08, max_leaf_nodes=31, l2_regularization=1.0,
+            early_stopping=early_stopping, random_state=seed,
+        )  # fmt: skip
         with _one_thread():
             clf.fit(features, labels)
         return cls(clf)
+
+    def save(self, path: str | Path) -> None:
+        """Store the fitted trees in an ``.npz`` file (plain arrays: any scikit-learn version loads them).
+
+        >>> import io, numpy as np
+        >>> x = np.random.default_rng(0).normal(size=(100, 2)); y = (x[:, 0] > 0).astype(int)
+        >>> model, buf = ColourModel.fit(x, y), io.BytesIO()
+        >>> model.save(buf); _ = buf.seek(0)
+        >>> bool(np.allclose(ColourModel.load(buf).probabilities(x, "classic"), model.probabilities(x, "classic")))
+        True
+        """
+        clf = self.classifier
+        trees = [p.nodes for iteration in clf._predictors for p in iteration]
+        if any("is_categorical" in t.dtype.names and bool(np.any(t["is_categorical"])) for t in trees):
+            raise CalibrationError("a colour model with categorical splits cannot be stored")
+        arrays: dict[str, Any] = {
+            name: np.concatenate([t[name] for t in trees]).astype(kind) for name, kind in _NODE_FIELDS
+        }
+        arrays.update(
+            sizes=np.array([len(t) for t in trees], np.int64),
+            iterations=np.int64(len(clf._predictors)),
+            baseline=np.asarray(clf._baseline_prediction, np.float64),
+            classes=np.asarray(clf.classes_, np.int64),
+            n_features=np.int64(clf.n_features_in_),
+        )
+        np.savez_compressed(path, **arrays)
+
+    @classmethod
+    def load(cls, path: Any) -> ColourModel:
+        """A model :meth:`save` stored (a path or a binary file)."""
+        try:
+            with np.load(path) as data:
+                sizes = np.asarray(data["sizes"], np.int64)
+                fields = {name: np.asarray(data[name], kind) for name, kind in _NODE_FIELDS}
+                iterations = int(data["iterations"])
+                ends = np.cumsum(sizes)
+                if np.any(sizes < 1) or any(len(f) != ends[-1] for f in fields.values()):
+                    raise ValueError("the trees' sizes do not match their nodes")
+                trees = _StoredTrees(
+                    [_Nodes(fields, int(a), int(b)) for a, b in zip(ends - sizes, ends, strict=True)],
+                    iterations,
+                    np.asarray(data["baseline"], np.float64),
+                    np.asarray(data["classes"], np.int64),
+                    int(data["n_features"]),
+                )
+        except (OSError, EOFError, KeyError, IndexError, ValueError) as exc:
+            raise CalibrationError(f"not a stored colour model: {exc}") from None
+        if _forest(trees) is None:
+            raise CalibrationError("not a stored colour model: its trees do not fit together")
+        return cls(trees)
 
     def probabilities(self, features: F64, variant: Variant | str) -> F64:
         """Cells x 7 label probabilities, with colours outside the edition's palette removed."""
@@ -308,15 +418,15 @@ def training_data(name: str = "default_cells.npz") -> tuple[F64, npt.NDArray[np.
 
 
 def shipped_model(name: str) -> ColourModel:
-    """The model trained on the shipped readings ``data/<name>`` (trained once per process)."""
+    """The model shipped as ``data/<name>_model.npz``, fitted on ``data/<name>_cells.npz`` by
+    ``python -m rolit.calibration.train`` (loaded once per process)."""
     with _lock:
         if name not in _trained:
-            x, y = training_data(name)
-            log.info("training the colour model of %s on %d rendered cells", name, len(y))
-            _trained[name] = ColourModel.fit(x, y)
+            with resources.files("rolit.calibration").joinpath(f"data/{name}_model.npz").open("rb") as fh:
+                _trained[name] = ColourModel.load(fh)
         return _trained[name]
 
 
 def default_model() -> ColourModel:
-    """The model trained on renders (trained once per process, in a few seconds)."""
-    return shipped_model("default_cells.npz")
+    """The model trained on renders (see :func:`shipped_model`)."""
+    return shipped_model("default")

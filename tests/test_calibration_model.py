@@ -1,12 +1,24 @@
-"""The colour model's fast prediction: the same probabilities as scikit-learn's own."""
+"""The colour model: fast prediction gives scikit-learn's own probabilities; stored models are the ones fitted."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from rolit.calibration.model import _one_thread, default_model, fast_predict_proba, training_data
+from rolit.calibration.errors import CalibrationError
+from rolit.calibration.model import ColourModel, _one_thread, default_model, fast_predict_proba, training_data
+
+
+@pytest.fixture(scope="module")
+def fitted() -> HistGradientBoostingClassifier:
+    """scikit-learn's own classifier, fitted as the shipped default model is."""
+    x, y = training_data()
+    clf = ColourModel.fit(x, y).classifier
+    assert isinstance(clf, HistGradientBoostingClassifier)
+    return clf
 
 
 def _reference(clf: HistGradientBoostingClassifier, rows: np.ndarray) -> np.ndarray:
@@ -14,15 +26,15 @@ def _reference(clf: HistGradientBoostingClassifier, rows: np.ndarray) -> np.ndar
         return np.asarray(clf.predict_proba(rows))
 
 
-def test_fast_prediction_matches_predict_proba_on_real_readings() -> None:
-    clf = default_model().classifier
+def test_fast_prediction_matches_predict_proba_on_real_readings(fitted: HistGradientBoostingClassifier) -> None:
+    clf = fitted
     x, _ = training_data()
     rows = x[::37][:600].astype(np.float64)
     assert np.allclose(fast_predict_proba(clf, rows), _reference(clf, rows), rtol=0, atol=1e-12)
 
 
-def test_missing_readings_go_the_way_each_split_learnt() -> None:
-    clf = default_model().classifier
+def test_missing_readings_go_the_way_each_split_learnt(fitted: HistGradientBoostingClassifier) -> None:
+    clf = fitted
     x, _ = training_data()
     rows = x[5::41][:400].astype(np.float64)
     rows[np.random.default_rng(0).random(rows.shape) < 0.3] = np.nan
@@ -30,8 +42,8 @@ def test_missing_readings_go_the_way_each_split_learnt() -> None:
     assert np.allclose(fast_predict_proba(clf, rows), _reference(clf, rows), rtol=0, atol=1e-12)
 
 
-def test_values_on_the_thresholds_and_beyond_them() -> None:
-    clf = default_model().classifier
+def test_values_on_the_thresholds_and_beyond_them(fitted: HistGradientBoostingClassifier) -> None:
+    clf = fitted
     x, _ = training_data()
     rows = x[:64].astype(np.float64)
     # Readings exactly on split thresholds (which go left), and far out either way.
@@ -57,7 +69,51 @@ def test_binary_and_categorical_classifiers() -> None:
     assert np.allclose(fast_predict_proba(cat, xc[:50]), _reference(cat, xc[:50]))
 
 
-def test_input_of_the_wrong_width_is_refused_as_scikit_learn_does() -> None:
-    clf = default_model().classifier
-    with pytest.raises(ValueError):
-        fast_predict_proba(clf, np.zeros((3, clf.n_features_in_ + 1)))
+def test_input_of_the_wrong_width_is_refused_as_scikit_learn_does(fitted: HistGradientBoostingClassifier) -> None:
+    for clf in (fitted, default_model().classifier):
+        with pytest.raises(ValueError):
+            fast_predict_proba(clf, np.zeros((3, clf.n_features_in_ + 1)))
+
+
+def test_the_shipped_default_model_is_the_one_its_readings_fit(fitted: HistGradientBoostingClassifier) -> None:
+    # data/default_model.npz must be refitted (python -m rolit.calibration.train --fit-only) when its readings change.
+    x, _ = training_data()
+    rows = x[3::29].copy()
+    rows[np.random.default_rng(2).random(rows.shape) < 0.2] = np.nan
+    assert np.allclose(default_model().classifier.predict_proba(rows), _reference(fitted, rows), rtol=0, atol=1e-12)
+
+
+def test_a_stored_model_reads_as_it_was_fitted(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(400, 5))
+    x[rng.random(x.shape) < 0.1] = np.nan
+    for classes in (2, 4):  # one raw output, and one per class
+        y = np.digitize(np.nan_to_num(x[:, 0]) + 0.3 * np.nan_to_num(x[:, 1]), np.linspace(-1, 1, classes - 1))
+        model = ColourModel.fit(x, y, max_iter=30)
+        model.save(tmp_path / "m.npz")
+        loaded = ColourModel.load(tmp_path / "m.npz")
+        assert loaded.classes == model.classes
+        assert np.allclose(loaded.classifier.predict_proba(x), _reference(model.classifier, x), rtol=0, atol=1e-12)
+
+
+def test_a_file_that_is_not_a_stored_model_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.npz"
+    for content in (b"not an npz", b""):
+        path.write_bytes(content)
+        with pytest.raises(CalibrationError, match="not a stored colour model"):
+            ColourModel.load(path)
+    np.savez(path, X=np.zeros((3, 2)))  # readings, not a model
+    with pytest.raises(CalibrationError, match="not a stored colour model"):
+        ColourModel.load(path)
+
+
+@pytest.mark.slow
+def test_the_shipped_camera_model_is_the_one_its_readings_fit(tmp_path: Path) -> None:
+    # About 2.5 minutes of fitting: run with -m slow after building new readings.
+    from rolit.calibration.camera_model import camera_model
+    from rolit.calibration.train import fit_shipped
+
+    stored = ColourModel.load(fit_shipped("camera", output=tmp_path / "camera_model.npz"))
+    x, _ = training_data("camera_cells.npz")
+    rows = x[::97]
+    assert np.allclose(stored.classifier.predict_proba(rows), camera_model().classifier.predict_proba(rows), atol=1e-12)
