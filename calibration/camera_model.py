@@ -7,8 +7,9 @@ So here each cell's readings are compared with its own empty readings (like
 background subtraction: a ball, or a hand, is what differs) and with each
 colour's reference, both as they are and relative to the light on the two
 spots. A gradient-boosted classifier trained on such comparisons from renders
-(``data/camera_cells.npz``, made by ``python -m rolit.calibration.train
---camera``) turns them into label probabilities. A colour outside the
+(``data/camera_cells.npz``, made and fitted into ``data/camera_model.npz`` by
+``python -m rolit.calibration.train --camera``) turns them into label
+probabilities. A colour outside the
 edition's palette (grey in classic, blue in Junior) has no reference; its
 comparisons are missing values, which the classifier was trained to expect.
 """

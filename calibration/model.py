@@ -7,8 +7,9 @@ best label is below the confidence threshold, or that looks like a hand, is
 unknown rather than a guess.
 
 The default model is trained on synthetic renders (``data/default_cells.npz``,
-made by ``python -m rolit.calibration.train``) the first time it is needed and
-kept for the process.
+made by ``python -m rolit.calibration.train``), which also fits it and stores
+its trees as plain arrays (``data/default_model.npz``, see
+:meth:`ColourModel.save`); a process loads that once, in a fraction of a second.
 """
 
 from __future__ import annotations
