@@ -209,13 +209,26 @@ def test_a_cell_only_a_little_like_a_hand_among_cells_that_are_not_is_read() -> 
     # which alone made them unknown. No hand covers one cell by itself, so they are read, and right.
     # (The model of 3,400 scenes finds the corner cell by the frame 23% like a hand by itself: that
     # much doubt it keeps.)
+    from rolit.calibration.camera_model import camera_features, camera_model
+    from rolit.calibration.model import HIDDEN
+    from rolit.calibration.reader import HAND_STRAY
+
     variant, board, params = unseen_scene(5)
     start, _ = render(Position.start(variant).board(), params, variant=variant)
     image, _ = render(board, params, variant=variant)
-    observed = BoardReader(variant, profile=calibrate(start, variant)).read(image)
+    profile = calibrate(start, variant)
+    observed = BoardReader(variant, profile=profile).read(image)
     assert observed.board is not None
     assert all(cell == board[sq] for sq, cell in observed.board.items() if cell is not UNKNOWN)
     assert sum(cell is UNKNOWN for _, cell in observed.board.items()) <= 1
+    found = BoardReader(variant, profile=profile).readings(image)
+    assert found is not None
+    _, samples, features, _ = found
+    hand = camera_model().probabilities(camera_features(features, samples.top, profile), variant)[:, HIDDEN]
+    stray = [i for i in range(len(hand)) if 0.005 < hand[i] < HAND_STRAY]
+    assert stray  # cells the model gives a little of a hand to, which alone would make them unknown
+    n = board.size
+    assert all(observed.board[board_square(i % n, i // n, n, profile.rotation)] is not UNKNOWN for i in stray)
 
 
 def test_a_hand_keeps_its_neighbours_doubtful_and_a_likely_hand_keeps_its_chance() -> None:
