@@ -68,7 +68,8 @@ THRESHOLD_CALIBRATED = 0.995
 # Grid quality from which an uncalibrated reading drops a stray hand's chance too (see without_stray_hands).
 SURE_GRID = 0.8
 # A grid the lattice barely locks on (quality below WEAK_GRID) is half a cell or a cell out far more often,
-# and then reads a neighbour's ball or the frame confidently: its cells are trusted only at THRESHOLD_WEAK_GRID.
+# and then reads a neighbour's ball or the frame confidently: its cells are trusted only at THRESHOLD_WEAK_GRID
+# (or the model's own threshold, when higher).
 # On development scenes (uncalibrated, game frames) grids below 0.25 held 27 of the 82 wrong cells in 8% of
 # the cells read; at 99% they hold 8.
 WEAK_GRID, THRESHOLD_WEAK_GRID = 0.25, 0.99
@@ -409,10 +410,11 @@ class BoardReader:
         fit, samples, features, moved = found
         t2 = time.perf_counter()
         n = self.variant.size
-        weak = fit.quality < WEAK_GRID
+        threshold = THRESHOLD_CALIBRATED if self.profile.calibrated else THRESHOLD_DEFAULT
+        if fit.quality < WEAK_GRID:
+            threshold = max(threshold, THRESHOLD_WEAK_GRID)
         if self.profile.calibrated:
             probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
-            threshold = max(THRESHOLD_WEAK_GRID, THRESHOLD_CALIBRATED) if weak else THRESHOLD_CALIBRATED
             reading = beside_hands(reading_from(without_stray_hands(probs, n), threshold), n)
         else:
             probs = self.model.probabilities(features, self.variant)
@@ -421,7 +423,7 @@ class BoardReader:
             # A grid that locks on surely is rarely a cell out.
             if fit.quality >= SURE_GRID:
                 probs = without_stray_hands(probs, n)
-            reading = beside_hands(reading_from(probs, THRESHOLD_WEAK_GRID if weak else THRESHOLD_DEFAULT), n)
+            reading = beside_hands(reading_from(probs, threshold), n)
         if self._doubtful:
             reading = Reading(reading.labels, reading.confidence, np.zeros_like(reading.known))
         t3 = time.perf_counter()
