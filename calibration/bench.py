@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.dataset import random_board, random_hand_over
-from rolit.vision.locate import apply_homography, grid_homography, order_corners
+from rolit.vision.locate import apply_homography, cells_apart, grid_homography, order_corners
 from rolit.vision.synthetic.demo import DEMO_PARAMS
 from rolit.vision.synthetic.params import RenderParams
 from rolit.vision.synthetic.renderer import GroundTruth, render
@@ -34,7 +34,7 @@ from .errors import CalibrationError
 from .profile import Profile
 from .reader import BoardReader, board_square, calibrate
 
-__all__ = ["bench_vision", "accuracy", "speed"]
+__all__ = ["bench_vision", "accuracy", "read_scene", "speed"]
 
 U8 = npt.NDArray[np.uint8]
 TEST_SEED0 = 1_000_000  # training scenes use small seeds; these are never seen
@@ -103,50 +103,23 @@ def accuracy(
     :data:`HAND_PLACED` cells (a corner dragged onto the picture by eye). Such a
     profile keeps its corners: the camera is taken to stay where it was.
     """
-    modes = ("uncalibrated", "calibrated", "by_hand")
     totals = {mode: {"boards": 0, "found": 0, "clear": 0, "exact": 0, "cells": 0, "wrong": 0, "unknown": 0,
-                     "hidden": 0, "hidden_wrong": 0, "misplaced": 0} for mode in modes}
+                     "hidden": 0, "hidden_wrong": 0, "misplaced": 0} for mode in MODES}
     calibration_failures = 0
     for k in range(first, first + scenes):
-        seed = TEST_SEED0 + k
-        rng = random.Random(seed)
-        nrng = np.random.default_rng(seed)
-        variant = "quick6" if demo_camera else rng.choice(("classic", "classic", "quick6", "junior"))
-        board = random_board(rng, variant)
-        if demo_camera:
-            params = RenderParams(**{**DEMO_PARAMS.__dict__, "size": size, "scene_seed": seed})
-        else:
-            params = RenderParams.random(nrng, size=size, scene_seed=seed)
-        hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
-        start_image, start_truth = render(Position.start(variant).board(), params, variant=variant)
-        if nudge is not None:
-            params = replace(params, elevation=min(90.0, params.elevation + nudge[0]),
-                             azimuth=params.azimuth + nudge[1], roll=params.roll + nudge[2])
-        image, truth = render(board, params, variant=variant, hand=hand)
-        readers: dict[str, BoardReader | None] = {"uncalibrated": BoardReader(variant)}
-        try:
-            profile = calibrate(start_image, variant)
-            readers["calibrated"] = BoardReader(variant, profile=profile)
-            readers["by_hand"] = BoardReader(variant, profile=profile)
-        except CalibrationError:
-            calibration_failures += 1
-            readers["calibrated"] = None
-            readers["by_hand"] = _by_hand(start_image, start_truth, variant, nrng)
-        for mode, reader in readers.items():
+        scene = read_scene(k, size, hand_rate, demo_camera, nudge)
+        calibration_failures += scene["calibration_refused"]
+        for mode in MODES:
             t = totals[mode]
             t["boards"] += 1
-            if reader is None:
-                continue
-            obs = reader.read(image)
-            if obs.board is None or obs.corners is None:
+            counts = scene[mode]
+            if counts is None:
                 continue
             t["found"] += 1
-            t["clear"] += hand is None
-            rotation = _best_rotation(obs, truth) if mode == "uncalibrated" else reader.profile.rotation
-            counts = _score(obs.board, obs.corners, truth, rotation)
-            for key, value in counts.items():
-                t[key] += value
-            t["exact"] += counts["wrong"] == 0 and counts["unknown"] == 0 and counts["misplaced"] == 0 and hand is None
+            t["clear"] += not scene["hand"]
+            for key in COUNTS:
+                t[key] += counts[key]
+            t["exact"] += counts["exact"]
     out: dict[str, Any] = {"scenes": scenes, "first_scene": first, "size": list(size),
                            "calibration_failures": calibration_failures}
     for mode, t in totals.items():
@@ -159,6 +132,82 @@ def accuracy(
             "exact_board_rate": t["exact"] / max(1, t["clear"]),
         }
     return out
+
+
+MODES = ("uncalibrated", "calibrated", "by_hand")
+COUNTS = ("cells", "wrong", "unknown", "hidden", "hidden_wrong", "misplaced")
+
+
+def read_scene(
+    k: int,
+    size: tuple[int, int] = (1280, 720),
+    hand_rate: float = 0.2,
+    demo_camera: bool = False,
+    nudge: tuple[float, float, float] | None = None,
+) -> dict[str, Any]:
+    """Scene ``k`` read each way :func:`accuracy` reads it, for looking into one scene (JSON-ready).
+
+    Per mode, ``None`` when the board is not found, or the counts of its
+    cells (see :func:`accuracy`), ``exact``, and ``grid``: how far (cells, at
+    the worst cell) the grid read lies from the true one. Also the scene's
+    variant, whether a hand is over the board, whether calibration was
+    refused, and ``calibration_grid``: how far calibration's grid lay from the
+    start position's true one (``None`` when refused).
+
+    >>> scene = read_scene(0, size=(640, 360), hand_rate=0.0, demo_camera=True)
+    >>> scene["variant"], scene["hand"], scene["calibrated"]["exact"]
+    ('quick6', False, True)
+    """
+    seed = TEST_SEED0 + k
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    variant = "quick6" if demo_camera else rng.choice(("classic", "classic", "quick6", "junior"))
+    board = random_board(rng, variant)
+    if demo_camera:
+        params = RenderParams(**{**DEMO_PARAMS.__dict__, "size": size, "scene_seed": seed})
+    else:
+        params = RenderParams.random(nrng, size=size, scene_seed=seed)
+    hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
+    start_image, start_truth = render(Position.start(variant).board(), params, variant=variant)
+    if nudge is not None:
+        params = replace(params, elevation=min(90.0, params.elevation + nudge[0]),
+                         azimuth=params.azimuth + nudge[1], roll=params.roll + nudge[2])
+    image, truth = render(board, params, variant=variant, hand=hand)
+    n = board.size
+    scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
+                             "calibration_refused": False, "calibration_grid": None}
+    readers: dict[str, BoardReader | None] = {"uncalibrated": BoardReader(variant)}
+    try:
+        profile = calibrate(start_image, variant)
+        readers["calibrated"] = BoardReader(variant, profile=profile)
+        readers["by_hand"] = BoardReader(variant, profile=profile)
+        if profile.seen_corners is not None:
+            scene["calibration_grid"] = _grids_apart(profile.seen_corners, start_truth.corners, n)
+    except CalibrationError:
+        scene["calibration_refused"] = True
+        readers["calibrated"] = None
+        readers["by_hand"] = _by_hand(start_image, start_truth, variant, nrng)
+    for mode, reader in readers.items():
+        scene[mode] = None
+        if reader is None:
+            continue
+        obs = reader.read(image)
+        if obs.board is None or obs.corners is None:
+            continue
+        rotation = _best_rotation(obs, truth) if mode == "uncalibrated" else reader.profile.rotation
+        counts: dict[str, Any] = dict(_score(obs.board, obs.corners, truth, rotation))
+        counts["exact"] = (counts["wrong"] == 0 and counts["unknown"] == 0 and counts["misplaced"] == 0
+                           and hand is None)
+        counts["grid"] = _grids_apart(obs.corners, truth.corners, n)
+        scene[mode] = counts
+    return scene
+
+
+def _grids_apart(a: Any, b: Any, n: int) -> float:
+    """How far apart (cells, at the worst cell, see :func:`cells_apart`) two grids are, whichever corner each
+    lists first (both clockwise)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return min(cells_apart(np.roll(a, k, axis=0), b, n) for k in range(4))
 
 
 # How far (cells, standard deviation along each axis) a corner placed by hand lies from the grid's true corner.

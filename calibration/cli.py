@@ -177,8 +177,14 @@ def add_calibration_commands(sub: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def _bench_vision(args: argparse.Namespace) -> dict[str, Any]:
-    from .bench import bench_vision
+    from .bench import NUDGE, bench_vision, read_scene
 
+    if getattr(args, "per_scene", False):
+        # For development: every scene's figures, to see where the totals come from (no speed figures).
+        nudge = NUDGE if args.nudged else None
+        last = args.first_scene + args.scenes
+        return {"first_scene": args.first_scene, "nudge": list(nudge) if nudge else None,
+                "scenes": [read_scene(k, nudge=nudge) for k in range(args.first_scene, last)]}
     return bench_vision(scenes=args.scenes, repeats=args.repeats, first=args.first_scene)
 
 

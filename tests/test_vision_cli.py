@@ -104,3 +104,19 @@ def test_bench_render(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "render", "--quick", "--repeats", "1", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["still_ms"]["median"] > 0 and figures["clip_frame_ms"]["runs"] == 1
+
+
+def test_bench_vision_per_scene(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each scene's figures, as the totals count them: scene 453's calibration is refused, and the reader
+    # calibrated by hand finds its board (see test_calibration_bench).
+    assert main(["bench", "vision", "--per-scene", "--first-scene", "453", "--scenes", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_scene"] == 453 and out["nudge"] is None
+    (scene,) = out["scenes"]
+    assert scene["scene"] == 453 and scene["calibration_refused"] and scene["calibration_grid"] is None
+    assert scene["calibrated"] is None
+    by_hand = scene["by_hand"]
+    assert by_hand["cells"] == 64 and by_hand["wrong"] == 0 and by_hand["grid"] < 0.5
+    assert main(["bench", "vision", "--per-scene", "--nudged", "--first-scene", "0", "--scenes", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["nudge"] == [2.0, 3.0, 1.0] and out["scenes"][0]["calibration_grid"] < 0.5

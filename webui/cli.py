@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scenes", type=int, default=60, help="vision: unseen renders to read for the accuracy figures")
     p.add_argument("--first-scene", type=int, default=1000,
                    help="vision: the first of those scenes (1000 and up are held out from development)")
+    p.add_argument("--per-scene", action="store_true",
+                   help="vision: each scene's figures (the grid's error, each reader's counts) instead of the totals")
+    p.add_argument("--nudged", action="store_true", help="vision --per-scene: the camera nudged after calibration")
     p.add_argument("--clients", type=int, default=20,
                    help="load: browsers watching the demo game, each with the state and video streams")
     p.add_argument("--json", action="store_true", help="machine-readable output")
