@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.dataset import random_board, random_hand_over
-from rolit.vision.locate import apply_homography, cells_apart, grid_homography, order_corners
+from rolit.vision.locate import apply_homography, grid_homography, grids_apart, order_corners
 from rolit.vision.synthetic.demo import DEMO_PARAMS
 from rolit.vision.synthetic.params import RenderParams
 from rolit.vision.synthetic.renderer import GroundTruth, render
@@ -149,7 +149,7 @@ def read_scene(
 
     Per mode, ``None`` when the board is not found, or the counts of its
     cells (see :func:`accuracy`), ``exact``, and ``grid``: how far (cells, at
-    the worst cell) the grid read lies from the true one. Also the scene's
+    the worst cell, see :func:`grids_apart`) the grid read lies from the true one. Also the scene's
     variant, whether a hand is over the board, whether calibration was
     refused, and ``calibration_grid``: how far calibration's grid lay from the
     start position's true one (``None`` when refused).
@@ -182,7 +182,7 @@ def read_scene(
         readers["calibrated"] = BoardReader(variant, profile=profile)
         readers["by_hand"] = BoardReader(variant, profile=profile)
         if profile.seen_corners is not None:
-            scene["calibration_grid"] = _grids_apart(profile.seen_corners, start_truth.corners, n)
+            scene["calibration_grid"] = grids_apart(profile.seen_corners, start_truth.corners, n)
     except CalibrationError:
         scene["calibration_refused"] = True
         readers["calibrated"] = None
@@ -198,16 +198,9 @@ def read_scene(
         counts: dict[str, Any] = dict(_score(obs.board, obs.corners, truth, rotation))
         counts["exact"] = (counts["wrong"] == 0 and counts["unknown"] == 0 and counts["misplaced"] == 0
                            and hand is None)
-        counts["grid"] = _grids_apart(obs.corners, truth.corners, n)
+        counts["grid"] = grids_apart(obs.corners, truth.corners, n)
         scene[mode] = counts
     return scene
-
-
-def _grids_apart(a: Any, b: Any, n: int) -> float:
-    """How far apart (cells, at the worst cell, see :func:`cells_apart`) two grids are, whichever corner each
-    lists first (both clockwise)."""
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return min(cells_apart(np.roll(a, k, axis=0), b, n) for k in range(4))
 
 
 # How far (cells, standard deviation along each axis) a corner placed by hand lies from the grid's true corner.

@@ -179,7 +179,7 @@ def add_calibration_commands(sub: argparse._SubParsersAction[argparse.ArgumentPa
 def _bench_vision(args: argparse.Namespace) -> dict[str, Any]:
     from .bench import NUDGE, bench_vision, read_scene
 
-    if getattr(args, "per_scene", False):
+    if args.per_scene:
         # For development: every scene's figures, to see where the totals come from (no speed figures).
         nudge = NUDGE if args.nudged else None
         last = args.first_scene + args.scenes

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rolit.engine import Board, Colour, Position, parse_square
+from rolit.vision.locate import grids_apart as grids_apart  # the tests import it from here
 
 
 def board_with(size: int = 8, **balls: str) -> Board:
@@ -61,16 +62,6 @@ def start_scene(k: int) -> tuple[Any, Any, int]:
     fit, _ = cv2.findHomography(grid, np.array([truth.cells[sq] for sq in squares], np.float64), 0)
     box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
     return image, apply_homography(fit, box), n
-
-
-def grids_apart(a: Any, b: Any, n: int) -> float:
-    """:func:`rolit.vision.locate.cells_apart` whichever corner each grid lists first (both run clockwise)."""
-    import numpy as np
-
-    from rolit.vision.locate import cells_apart
-
-    a = np.asarray(a, np.float64)
-    return min(cells_apart(np.roll(a, k, axis=0), np.asarray(b, np.float64), n) for k in range(4))
 
 
 def names(squares: list[int]) -> list[str]:

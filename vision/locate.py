@@ -40,7 +40,7 @@ from . import balls, lattice, linegrid
 from .lattice import grid_homography
 from .pose import Pose, square_misfit
 
-__all__ = ["GridFit", "Locator", "apply_homography", "cells_apart", "grid_homography", "order_corners"]
+__all__ = ["GridFit", "Locator", "apply_homography", "cells_apart", "grid_homography", "grids_apart", "order_corners"]
 
 log = logging.getLogger(__name__)
 
@@ -794,6 +794,12 @@ def cells_apart(a: F64, b: F64, n: int) -> float:
     cells = np.c_[[v.ravel() for v in np.meshgrid(g, g)]].T
     there = apply_homography(np.linalg.inv(grid_homography(a, n)), apply_homography(grid_homography(b, n), cells))
     return float(np.max(np.abs(there - cells)))
+
+
+def grids_apart(a: npt.ArrayLike, b: npt.ArrayLike, n: int) -> float:
+    """:func:`cells_apart` whichever corner each grid lists first (both clockwise, as :func:`order_corners`)."""
+    first, second = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return min(cells_apart(np.roll(first, k, axis=0), second, n) for k in range(4))
 
 
 def _distinct(guesses: list[F64], n: int, count: int = 10**6) -> list[F64]:
