@@ -120,3 +120,7 @@ def test_bench_vision_per_scene(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision", "--per-scene", "--nudged", "--first-scene", "0", "--scenes", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["nudge"] == [2.0, 3.0, 1.0] and out["scenes"][0]["calibration_grid"] < 0.5
+    # Without --json, a line a scene.
+    assert main(["bench", "vision", "--per-scene", "--first-scene", "0", "--scenes", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["scene"] for line in lines if line.strip().startswith("{")] == [0, 1]

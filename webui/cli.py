@@ -50,6 +50,11 @@ def _print_figures(figures: dict[str, Any], indent: str = "  ") -> None:
         elif isinstance(value, dict):
             print(f"{indent}{key}:")
             _print_figures(value, indent + "  ")
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            # Records (vision --per-scene): one line each.
+            print(f"{indent}{key}:")
+            for item in value:
+                print(f"{indent}  {json.dumps(item)}")
         else:
             print(f"{indent}{key:30s} {value}")
 
