@@ -43,6 +43,11 @@ TEST_SEED0 = 1_000_000  # training scenes use small seeds; these are never seen
 FIRST_HELD_OUT = 1000
 
 
+# The readers each scene is read with, and what is counted of each one's cells (see _score).
+MODES = ("uncalibrated", "calibrated", "by_hand")
+COUNTS = ("cells", "wrong", "unknown", "hidden", "hidden_wrong", "misplaced")
+
+
 def _truth_cells(reader_corners: npt.NDArray[np.float64], truth: GroundTruth, n: int) -> list[int]:
     """For each image cell the reader read (row-major), the true board square under it (-1 off the board)."""
     g = np.arange(n, dtype=np.float64) + 0.5
@@ -59,7 +64,7 @@ def _truth_cells(reader_corners: npt.NDArray[np.float64], truth: GroundTruth, n:
 def _score(board: Board, corners: Any, truth: GroundTruth, rotation: int) -> dict[str, int]:
     n = board.size
     under = _truth_cells(np.asarray(corners, np.float64), truth, n)
-    counts = {"cells": n * n, "wrong": 0, "unknown": 0, "hidden": 0, "hidden_wrong": 0, "misplaced": 0}
+    counts = {**dict.fromkeys(COUNTS, 0), "cells": n * n}
     for i, sq_true in enumerate(under):
         row, col = divmod(i, n)
         seen = board[board_square(col, row, n, rotation)]
@@ -103,8 +108,7 @@ def accuracy(
     :data:`HAND_PLACED` cells (a corner dragged onto the picture by eye). Such a
     profile keeps its corners: the camera is taken to stay where it was.
     """
-    totals = {mode: {"boards": 0, "found": 0, "clear": 0, "exact": 0, "cells": 0, "wrong": 0, "unknown": 0,
-                     "hidden": 0, "hidden_wrong": 0, "misplaced": 0} for mode in MODES}
+    totals = {mode: dict.fromkeys(("boards", "found", "clear", "exact", *COUNTS), 0) for mode in MODES}
     calibration_failures = 0
     for k in range(first, first + scenes):
         scene = read_scene(k, size, hand_rate, demo_camera, nudge)
@@ -117,9 +121,8 @@ def accuracy(
                 continue
             t["found"] += 1
             t["clear"] += not scene["hand"]
-            for key in COUNTS:
+            for key in (*COUNTS, "exact"):
                 t[key] += counts[key]
-            t["exact"] += counts["exact"]
     out: dict[str, Any] = {"scenes": scenes, "first_scene": first, "size": list(size),
                            "calibration_failures": calibration_failures}
     for mode, t in totals.items():
@@ -132,10 +135,6 @@ def accuracy(
             "exact_board_rate": t["exact"] / max(1, t["clear"]),
         }
     return out
-
-
-MODES = ("uncalibrated", "calibrated", "by_hand")
-COUNTS = ("cells", "wrong", "unknown", "hidden", "hidden_wrong", "misplaced")
 
 
 def read_scene(
