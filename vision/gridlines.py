@@ -22,7 +22,7 @@ only once a cell. The lines' crossings give the grid's homography.
 ...     image[:, 40 + 40 * k] = image[40 + 40 * k, :] = 90
 >>> corners = np.array([[50.0, 46.0], [366.0, 40.0], [362.0, 362.0], [44.0, 356.0]])
 >>> found = on_lines(image, corners, 8)
->>> float(np.abs(found - [[40, 40], [360, 40], [360, 360], [40, 360]]).max()) < 1.0
+>>> float(np.abs(found - [[40, 40], [360, 40], [360, 360], [40, 360]]).max()) < 1.5  # pixels; a cell is 40
 True
 >>> on_lines(np.full((400, 400, 3), 20, np.uint8), corners, 8) is None  # no lines there
 True

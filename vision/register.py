@@ -13,7 +13,7 @@ profile's per-cell references were read on.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
->>> frame = cv2.GaussianBlur(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8), (0, 0), 3)
+>>> frame = cv2.GaussianBlur(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8), (0, 0), 1.5)
 >>> corners = np.array([[100.0, 60.0], [220.0, 60.0], [220.0, 180.0], [100.0, 180.0]])
 >>> view = ReferenceView.take(frame, corners, 8)
 >>> moved = np.roll(frame, 3, axis=1)  # the camera turned a little: everything 3 pixels to the right
