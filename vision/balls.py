@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
 
-__all__ = ["highlights", "lattice_guesses"]
+__all__ = ["highlights", "lattice_guesses", "placed", "steps"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
@@ -65,7 +65,7 @@ def highlights(image: U8, coloured: bool = True) -> F64:
     return np.asarray(np.c_[xs[order], ys[order]], np.float64)
 
 
-def _steps(points: F64, n: int) -> list[tuple[F64, F64, dict[tuple[int, int], int]]]:
+def steps(points: F64, n: int) -> list[tuple[F64, F64, dict[tuple[int, int], int]]]:
     """The lattice's two steps: of the commonest steps between neighbouring points, the pairs (not parallel)
     along which the lattice reaches the most points (within n cells), the best two, with the lattice each
     reaches (see :func:`_grow`)."""
@@ -179,14 +179,23 @@ def lattice_guesses(image: U8, n: int) -> list[F64]:
 
 def _guesses(points: F64, shape: tuple[int, ...], n: int) -> list[F64]:
     out: list[F64] = []
-    for a, _, on in _steps(points, n):
-        out.extend(_placed(points, a, on, shape, n))
+    for a, _, on in steps(points, n):
+        out.extend(placed(points, a, on, shape, n))
     return out
 
 
-def _placed(points: F64, a: F64, on: dict[tuple[int, int], int], shape: tuple[int, ...], n: int) -> list[F64]:
-    """Grid guesses from the lattice ``on`` (index -> point) with first step ``a``."""
-    if len(on) < MIN_BALLS:
+def placed(
+    points: F64,
+    a: F64,
+    on: dict[tuple[int, int], int],
+    shape: tuple[int, ...],
+    n: int,
+    height: float = HIGHLIGHT_HEIGHT,
+    least: int = MIN_BALLS,
+) -> list[F64]:
+    """Grid guesses from the lattice ``on`` (index -> point, see :func:`steps`) with first step ``a``, of
+    points ``height`` cells above the board, one a cell; none when it has fewer than ``least`` points."""
+    if len(on) < least:
         return []
     ij = np.array(list(on.keys()), np.float64)
     xy = points[list(on.values())]
@@ -197,7 +206,7 @@ def _placed(points: F64, a: F64, on: dict[tuple[int, int], int], shape: tuple[in
     found: Any = cv2.findHomography(ij.astype(np.float32), xy.astype(np.float32), cv2.RANSAC, tol)[0]
     if found is None:
         return []
-    plane = _lowered(np.asarray(found, np.float64), shape, HIGHLIGHT_HEIGHT)
+    plane = _lowered(np.asarray(found, np.float64), shape, height) if height else np.asarray(found, np.float64)
     if plane is None:
         return []
     lo = ij.min(axis=0)

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from . import balls, lattice, linegrid
+from . import balls, cups, lattice, linegrid
 from .lattice import grid_homography
 from .pose import Pose, square_misfit
 
@@ -57,6 +57,8 @@ TOP = 4  # candidate grids aligned in full (the most promising after a first loo
 CONFIRMED_TOP, CONFIRMED_MARGIN = 8, 0.1
 BALL_TOP, BALL_PENALTY = 3, 0.1  # the same for guesses from the balls' lattice, and how much they give way
 BALL_DRIFT = 0.4  # cells a guess from the balls' lattice may move in alignment (more: the lattice was not the cells')
+CUP_TOP = 4  # the same for guesses from the cups' lattice (they may move further: a cup's blob is off its centre)
+ACCEPT_CUPS = 0.8  # least lattice quality for a grid from the cups' lattice (see rolit.vision.cups)
 REFINE_STEPS = (False, False, True, True)  # cell-by-cell alignment: scale and shift twice, then affine twice
 # A slip by a cell: the line gained must beat the line given up by this much (in typical lines), the line
 # given up must look less like cells than this, and the line gained more than this.
@@ -202,6 +204,20 @@ class Locator:
                 # grid among the cells the balls leave open).
                 from_balls = _distinct([g for g in balls.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
                 best = self._best(work, pyramid, from_balls, BALL_TOP, BALL_PENALTY, best, BALL_DRIFT, seen)
+            if best is None or best[0] < FAIR:
+                # The cups' own lattice, for a board whose outline is lost and that has few balls (the start
+                # position). A chequered cloth's squares lock on as surely: the grid must lock on surely,
+                # better than any other, and the lattice end round it, all in the picture.
+                from_cups = _distinct([g for g in cups.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
+                cupped = self._best(work, pyramid, from_cups, CUP_TOP, 0.0, None, seen=seen)
+                if (
+                    cupped is not None
+                    and cupped[0] >= ACCEPT_CUPS
+                    and (best is None or cupped[0] > best[0] - best[2])
+                    and _inside(cupped[1], n, work.shape, 1.0)
+                    and _ends(seen.views[cupped[1].tobytes()])
+                ):
+                    best = cupped
         if best is not None and best[0] < SURE and not _confirmed(outlines, best[1], n, work.shape):
             # No outline is the board's where the grid is: a grid a little off may have locked on better than
             # the right one, and the right one may not have been among the most promising few.
@@ -589,6 +605,17 @@ def _relative_lines(view: lattice.LatticeView) -> list[F64 | None]:
     return out
 
 
+def _ends(view: lattice.LatticeView) -> bool:
+    """Whether the lattice ends along both axes: of the grid's lines of cells and the line beyond each side, one
+    at least looks little like cells (a board's cups stop at its frame; a cloth's squares go on)."""
+    lines = _relative_lines(view)
+    return all(line is not None and float(line.min()) < LATTICE_END for line in lines)
+
+
+# How much like the grid's typical line of cells (see _relative_lines) a line may look, at most, to end a lattice.
+LATTICE_END = 0.45
+
+
 # Every slip by a whole cell (u, v) a grid may need (see _clear_slip).
 SLIPS = tuple((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1))
 
@@ -667,6 +694,16 @@ def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
         and np.all(c[:, 1] > -margin)
         and np.all(c[:, 1] < h + margin)
     )
+
+
+def _inside(corners: F64, n: int, shape: Sequence[int], margin: float) -> bool:
+    """Whether the grid at ``corners`` and ``margin`` cells round it lie in a picture of ``shape``."""
+    box = np.array([[-margin, -margin], [n + margin, -margin], [n + margin, n + margin], [-margin, n + margin]])
+    try:
+        out = apply_homography(grid_homography(corners, n), box)
+    except (np.linalg.LinAlgError, ValueError):
+        return False
+    return bool(np.all(out >= 0) and np.all(out[:, 0] < shape[1]) and np.all(out[:, 1] < shape[0]))
 
 
 def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:

@@ -1,0 +1,64 @@
+"""Grid guesses from the cups' own lattice, and the locator's use of them."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from rolit.vision import cups
+from rolit.vision.locate import Locator
+
+from helpers import grids_apart, start_scene
+
+
+def _locate_start(k: int) -> float:
+    """How many cells out the locator places development scene ``k``'s start position (infinite: not found)."""
+    image, corners, n = start_scene(k)
+    fit = Locator(n).locate(image)
+    return np.inf if fit is None else grids_apart(fit.corners, corners, n)
+
+
+@pytest.mark.parametrize("k", [23, 98])
+def test_a_light_board_whose_outline_is_lost_is_found_from_its_cups(k: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A pale board whose outline merges with the table (23: a shadow's edge across it; 98: a noisy picture)
+    # and only the start position's four balls: no outline and no balls' lattice leads to the grid.
+    assert _locate_start(k) < 0.3
+    monkeypatch.setattr(cups, "lattice_guesses", lambda image, n: [])
+    assert _locate_start(k) == np.inf
+
+
+def test_the_cups_of_a_faint_grey_board_place_the_grid_the_outline_put_a_row_out() -> None:
+    # A grey board from 41 degrees up: the outline search placed the grid more than a cell out (1.39);
+    # the cups' lattice locks on far more surely, within a third of a cell.
+    assert _locate_start(5) < 0.4
+
+
+def _chequered_cloth() -> np.ndarray:
+    """A red and white chequered cloth filling a 1280x720 picture, seen obliquely."""
+    cloth = np.full((720, 1280, 3), 235, np.uint8)
+    for i in range(32):
+        for j in range(18):
+            if (i + j) % 2 == 0:
+                cv2.rectangle(cloth, (i * 40, j * 40), (i * 40 + 39, j * 40 + 39), (40, 40, 200), -1)
+    frame = np.float32([[0, 0], [1280, 0], [1280, 720], [0, 720]])
+    seen = np.float32([[300, 150], [980, 150], [1280, 720], [0, 720]])
+    return cv2.warpPerspective(cloth, cv2.getPerspectiveTransform(frame, seen), (1280, 720))
+
+
+def test_a_chequered_cloth_is_no_board() -> None:
+    # Its squares make lattices of like blobs, and a grid on them locks on surely; but it does not end.
+    image = _chequered_cloth()
+    work = cv2.resize(image, (640, 360), interpolation=cv2.INTER_AREA)
+    assert cups.lattice_guesses(work, 8)
+    assert Locator(8).locate(image) is None
+
+
+def test_blobs_are_found_dark_or_light() -> None:
+    image = np.full((200, 200, 3), 128, np.uint8)
+    cv2.circle(image, (50, 50), 10, (40, 40, 40), -1)
+    cv2.circle(image, (150, 150), 10, (220, 220, 220), -1)
+    dark, _ = cups.blobs(image, dark=True)
+    light, sizes = cups.blobs(image, dark=False)
+    assert np.allclose(dark, [[50, 50]], atol=1) and np.allclose(light, [[150, 150]], atol=1)
+    assert 15 < sizes[0] < 25
