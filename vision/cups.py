@@ -45,6 +45,7 @@ BLOB_INERTIA = 0.25
 # Blobs of one group are within this factor of its size; the groups' sizes step by the factor below.
 SIZE_SPREAD, SIZE_STEP = 1.3, 1.25
 LEAST_CUPS = 8  # blobs on a lattice, at least, for it to give guesses
+LATTICES = 2  # the largest lattices found give guesses
 
 
 def blobs(image: npt.NDArray[Any], dark: bool) -> tuple[F64, F64]:
@@ -69,7 +70,7 @@ def blobs(image: npt.NDArray[Any], dark: bool) -> tuple[F64, F64]:
 
 def lattice_guesses(image: npt.NDArray[Any], n: int) -> list[F64]:
     """Grid guesses (corners tl, tr, br, bl, pixels of ``image``) from lattices of like blobs; maybe none."""
-    out: list[F64] = []
+    found: list[tuple[int, list[F64]]] = []
     for dark in (True, False):
         centres, sizes = blobs(image, dark)
         if not len(sizes):
@@ -85,5 +86,8 @@ def lattice_guesses(image: npt.NDArray[Any], n: int) -> list[F64]:
             seen.add(key)
             points = centres[group]
             for a, _, on in steps(points, n):
-                out.extend(placed(points, a, on, image.shape, n, height=0.0, least=LEAST_CUPS))
-    return out
+                found.append((len(on), placed(points, a, on, image.shape, n, height=0.0, least=LEAST_CUPS)))
+    # The board's cups make the largest lattice; the table's grain or noise make many small ones, whose
+    # guesses would crowd the locator's first look.
+    found.sort(key=lambda f: -f[0])
+    return [g for _, guesses in found[:LATTICES] for g in guesses]
