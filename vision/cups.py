@@ -9,7 +9,9 @@ darker (or, lit from low down, lighter) than the plastic round it, one cell
 from the next. Here blobs are found (OpenCV's blob detector, over many grey
 levels), grouped by size (the cups are all about one size; noise, the
 table's grain and the balls are not), and the lattice each group spans gives
-grid guesses as the highlights' do, on the board's own plane.
+grid guesses as the highlights' do, on the board's own plane. Only the two
+largest lattices give guesses: the board's cups make the largest, and a noisy
+picture's many small ones would crowd them out of the locator's first look.
 
 A chequered cloth is a lattice of blobs too, so the grids these guesses lead
 to must lock on more surely than others (see ``ACCEPT_CUPS`` in
@@ -87,7 +89,5 @@ def lattice_guesses(image: npt.NDArray[Any], n: int) -> list[F64]:
             points = centres[group]
             for a, _, on in steps(points, n):
                 found.append((len(on), placed(points, a, on, image.shape, n, height=0.0, least=LEAST_CUPS)))
-    # The board's cups make the largest lattice; the table's grain or noise make many small ones, whose
-    # guesses would crowd the locator's first look.
     found.sort(key=lambda f: -f[0])
     return [g for _, guesses in found[:LATTICES] for g in guesses]

@@ -11,7 +11,9 @@ and the most promising few are aligned cell by cell (:mod:`.lattice`: each
 cell's content, cups on the board's plane and balls on theirs, pulls the grid
 onto it) and scored by how many cells lock onto their centres. When no
 outline leads to a clear board, the balls' highlights give more guesses
-(:mod:`.balls`). A printed pattern of one-coloured dots scores less than
+(:mod:`.balls`), and failing those the empty cups' lattice (:mod:`.cups`),
+taken only where it locks on surely and ends round the grid (a chequered
+cloth's squares go on). A printed pattern of one-coloured dots scores less than
 balls, which wear every colour. When nothing locks on well enough (few balls,
 cups that hardly show: the start position on a dark board), the board's
 outline alone may still give the grid, if the balls there are sit on its
