@@ -205,15 +205,15 @@ def test_cells_of_a_weak_grid_are_trusted_only_when_the_model_is_surer() -> None
 
 
 def test_a_cell_only_a_little_like_a_hand_among_cells_that_are_not_is_read() -> None:
-    # At 41 degrees, no hand anywhere: the calibrated model gave four cells a few percent of a hand,
-    # which alone made them unknown. No hand covers one cell by itself, so they are read, and right.
-    # (The model of 3,400 scenes finds the corner cell by the frame 23% like a hand by itself: that
-    # much doubt it keeps.)
+    # At 38 degrees, no hand anywhere: the calibrated model gives three cells a little of a hand, which
+    # alone would make them unknown. No hand covers one cell by itself, so they are read, and right.
+    # (Scene 5 showed it first; since the cups' lattice places its calibration grid, that game is read on
+    # another grid.)
     from rolit.calibration.camera_model import camera_features, camera_model
     from rolit.calibration.model import HIDDEN
     from rolit.calibration.reader import HAND_STRAY
 
-    variant, board, params = unseen_scene(5)
+    variant, board, params = unseen_scene(41)
     start, _ = render(Position.start(variant).board(), params, variant=variant)
     image, _ = render(board, params, variant=variant)
     profile = calibrate(start, variant)
