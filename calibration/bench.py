@@ -202,6 +202,46 @@ def read_scene(
     return scene
 
 
+def compare_scenes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
+    """Two runs of :func:`read_scene` over the same scenes, side by side: per mode, the boards found and the
+    summed counts before and after, and every scene whose read changed (``[before, after]`` for each
+    mode that changed: ``None`` when not found, else its cells wrong, unknown and the grid's error).
+
+    For development: whether a change to the reader helped is read off the totals, and why off the scenes.
+
+    >>> found = {"wrong": 0, "unknown": 2, "exact": False, "grid": 0.12, "cells": 64}
+    >>> a = [{"scene": 7, "calibration_refused": False, "uncalibrated": None}]
+    >>> b = [{"scene": 7, "calibration_refused": False, "uncalibrated": found}]
+    >>> diff = compare_scenes(a, b)
+    >>> diff["uncalibrated"]["found"], diff["changed"]
+    ([0, 1], {7: {'uncalibrated': [None, [0, 2, 0.12]]}})
+    """
+    old = {scene["scene"]: scene for scene in before}
+    pairs = [(old[scene["scene"]], scene) for scene in after if scene["scene"] in old]
+    out: dict[str, Any] = {"scenes": len(pairs),
+                           "calibration_refused": [sum(bool(p[i]["calibration_refused"]) for p in pairs)
+                                                   for i in (0, 1)]}  # fmt: skip
+    modes = [mode for mode in MODES if any(mode in b for _, b in pairs)]
+
+    def brief(read: dict[str, Any] | None) -> list[Any] | None:
+        return None if read is None else [read["wrong"], read["unknown"], round(float(read["grid"]), 2)]
+
+    for mode in modes:
+        reads = [[p[i].get(mode) for p in pairs] for i in (0, 1)]
+        totals: dict[str, list[int]] = {"found": [sum(r is not None for r in side) for side in reads]}
+        for key in (*COUNTS, "exact"):
+            totals[key] = [sum(int(r.get(key, 0)) for r in side if r is not None) for side in reads]
+        out[mode] = totals
+    changed: dict[int, dict[str, list[Any]]] = {}
+    for a, b in pairs:
+        diff = {mode: [brief(a.get(mode)), brief(b.get(mode))] for mode in modes}
+        diff = {mode: pair for mode, pair in diff.items() if pair[0] != pair[1]}
+        if diff:
+            changed[int(b["scene"])] = diff
+    out["changed"] = changed
+    return out
+
+
 # How far (cells, standard deviation along each axis) a corner placed by hand lies from the grid's true corner.
 HAND_PLACED = 0.1
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from rolit.calibration.bench import _score, accuracy
 from rolit.engine import UNKNOWN, Board, Position
@@ -64,3 +68,32 @@ def test_where_calibration_works_by_hand_is_the_calibrated_reading() -> None:
     out = accuracy(scenes=2, size=(640, 360), hand_rate=0.0, demo_camera=True, first=0)
     assert out["calibration_failures"] == 0
     assert out["by_hand"] == out["calibrated"]
+
+
+def test_compare_scenes_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # tools/compare_scenes.py reads per-scene dumps (a range may come in halves) and prints what changed.
+    import importlib.util
+
+    read = {"cells": 64, "wrong": 1, "unknown": 3, "hidden": 0, "hidden_wrong": 0, "misplaced": 0, "exact": False,
+            "grid": 0.4}  # fmt: skip
+    better = {**read, "wrong": 0, "unknown": 0, "exact": True, "grid": 0.05}
+    dumps = {
+        "a1.json": [{"scene": 1, "calibration_refused": True, "uncalibrated": read, "calibrated": None}],
+        "a2.json": [{"scene": 2, "calibration_refused": False, "uncalibrated": None, "calibrated": read}],
+        "b.json": [{"scene": 1, "calibration_refused": False, "uncalibrated": read, "calibrated": better},
+                   {"scene": 2, "calibration_refused": False, "uncalibrated": None, "calibrated": read}],
+    }  # fmt: skip
+    for name, scenes in dumps.items():
+        (tmp_path / name).write_text(json.dumps({"first_scene": 1, "nudge": None, "scenes": scenes}))
+    path = Path(__file__).resolve().parents[1] / "tools" / "compare_scenes.py"
+    spec = importlib.util.spec_from_file_location("compare_scenes", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    before = f"{tmp_path / 'a1.json'},{tmp_path / 'a2.json'}"
+    assert tool.main([before, str(tmp_path / "b.json")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "2 scenes; calibrations refused 1 -> 0"
+    assert "found 1 -> 2" in out[2] and "wrong 1 -> 1" in out[2] and "exact 0 -> 1" in out[2]
+    assert out[3:] == ["  scene 1 calibrated: None -> [0, 0, 0.05]"]
+    assert tool.main([before]) == 2
