@@ -27,7 +27,7 @@ from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.dataset import random_board, random_hand_over
 from rolit.vision.locate import apply_homography, grid_homography, grids_apart, order_corners
 from rolit.vision.synthetic.demo import DEMO_PARAMS
-from rolit.vision.synthetic.params import RenderParams
+from rolit.vision.synthetic.params import BOARD_STYLES, RenderParams
 from rolit.vision.synthetic.renderer import GroundTruth, render
 
 from .errors import CalibrationError
@@ -143,6 +143,7 @@ def read_scene(
     hand_rate: float = 0.2,
     demo_camera: bool = False,
     nudge: tuple[float, float, float] | None = None,
+    calibration_only: bool = False,
 ) -> dict[str, Any]:
     """Scene ``k`` read each way :func:`accuracy` reads it, for looking into one scene (JSON-ready).
 
@@ -151,7 +152,9 @@ def read_scene(
     the worst cell, see :func:`grids_apart`) the grid read lies from the true one. Also the scene's
     variant, whether a hand is over the board, whether calibration was
     refused, and ``calibration_grid``: how far calibration's grid lay from the
-    start position's true one (``None`` when refused).
+    start position's true one (``None`` when refused); the camera's elevation
+    (degrees) and the board's style. With ``calibration_only`` the game frame
+    is not read (the start position is rendered and calibrated, no more).
 
     >>> scene = read_scene(0, size=(640, 360), hand_rate=0.0, demo_camera=True)
     >>> scene["variant"], scene["hand"], scene["calibrated"]["exact"]
@@ -171,9 +174,9 @@ def read_scene(
     if nudge is not None:
         params = replace(params, elevation=min(90.0, params.elevation + nudge[0]),
                          azimuth=params.azimuth + nudge[1], roll=params.roll + nudge[2])
-    image, truth = render(board, params, variant=variant, hand=hand)
     n = board.size
     scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
+                             "elevation": round(params.elevation, 1), "board": BOARD_STYLES[params.board_style].name,
                              "calibration_refused": False, "calibration_grid": None}
     readers: dict[str, BoardReader | None] = {"uncalibrated": BoardReader(variant)}
     try:
@@ -185,7 +188,10 @@ def read_scene(
     except CalibrationError:
         scene["calibration_refused"] = True
         readers["calibrated"] = None
-        readers["by_hand"] = _by_hand(start_image, start_truth, variant, nrng)
+        readers["by_hand"] = None if calibration_only else _by_hand(start_image, start_truth, variant, nrng)
+    if calibration_only:
+        return scene
+    image, truth = render(board, params, variant=variant, hand=hand)
     for mode, reader in readers.items():
         scene[mode] = None
         if reader is None:
@@ -205,7 +211,8 @@ def read_scene(
 def compare_scenes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
     """Two runs of :func:`read_scene` over the same scenes, side by side: per mode, the boards found and the
     summed counts before and after, and every scene whose read changed (``[before, after]`` for each
-    mode that changed: ``None`` when not found, else its cells wrong, unknown and the grid's error).
+    mode that changed: ``None`` when not found, else its cells wrong, unknown and the grid's error;
+    and for ``calibration_grid`` when calibration's grid moved by a hundredth of a cell or more).
 
     For development: whether a change to the reader helped is read off the totals, and why off the scenes.
 
@@ -236,6 +243,9 @@ def compare_scenes(before: list[dict[str, Any]], after: list[dict[str, Any]]) ->
     for a, b in pairs:
         diff = {mode: [brief(a.get(mode)), brief(b.get(mode))] for mode in modes}
         diff = {mode: pair for mode, pair in diff.items() if pair[0] != pair[1]}
+        grids = [None if g is None else round(float(g), 2) for g in (a.get("calibration_grid"), b.get("calibration_grid"))]
+        if grids[0] != grids[1]:
+            diff["calibration_grid"] = grids
         if diff:
             changed[int(b["scene"])] = diff
     out["changed"] = changed

@@ -184,7 +184,8 @@ def _bench_vision(args: argparse.Namespace) -> dict[str, Any]:
         nudge = NUDGE if args.nudged else None
         last = args.first_scene + args.scenes
         return {"first_scene": args.first_scene, "nudge": list(nudge) if nudge else None,
-                "scenes": [read_scene(k, nudge=nudge) for k in range(args.first_scene, last)]}
+                "scenes": [read_scene(k, nudge=nudge, calibration_only=args.calibration_only)
+                           for k in range(args.first_scene, last)]}
     return bench_vision(scenes=args.scenes, repeats=args.repeats, first=args.first_scene)
 
 

@@ -80,7 +80,8 @@ def test_compare_scenes_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     dumps = {
         "a1.json": [{"scene": 1, "calibration_refused": True, "uncalibrated": read, "calibrated": None}],
         "a2.json": [{"scene": 2, "calibration_refused": False, "uncalibrated": None, "calibrated": read}],
-        "b.json": [{"scene": 1, "calibration_refused": False, "uncalibrated": read, "calibrated": better},
+        "b.json": [{"scene": 1, "calibration_refused": False, "calibration_grid": 0.08, "uncalibrated": read,
+                    "calibrated": better},
                    {"scene": 2, "calibration_refused": False, "uncalibrated": None, "calibrated": read}],
     }  # fmt: skip
     for name, scenes in dumps.items():
@@ -95,5 +96,5 @@ def test_compare_scenes_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "2 scenes; calibrations refused 1 -> 0"
     assert "found 1 -> 2" in out[2] and "wrong 1 -> 1" in out[2] and "exact 0 -> 1" in out[2]
-    assert out[3:] == ["  scene 1 calibrated: None -> [0, 0, 0.05]"]
+    assert out[3:] == ["  scene 1 calibrated: None -> [0, 0, 0.05]", "  scene 1 calibration_grid: None -> 0.08"]
     assert tool.main([before]) == 2

@@ -120,6 +120,12 @@ def test_bench_vision_per_scene(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision", "--per-scene", "--nudged", "--first-scene", "0", "--scenes", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["nudge"] == [2.0, 3.0, 1.0] and out["scenes"][0]["calibration_grid"] < 0.5
+    # Calibration alone: the start position is calibrated, no game frame read.
+    assert main(["bench", "vision", "--per-scene", "--calibration-only", "--first-scene", "5", "--scenes", "1",
+                 "--json"]) == 0  # fmt: skip
+    (scene,) = json.loads(capsys.readouterr().out)["scenes"]
+    assert scene["board"] == "grey" and 40 < scene["elevation"] < 41 and scene["calibration_grid"] < 0.4
+    assert "uncalibrated" not in scene and "calibrated" not in scene
     # Without --json, a line a scene.
     assert main(["bench", "vision", "--per-scene", "--first-scene", "0", "--scenes", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -97,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-scene", action="store_true",
                    help="vision: each scene's figures (the grid's error, each reader's counts) instead of the totals")
     p.add_argument("--nudged", action="store_true", help="vision --per-scene: the camera nudged after calibration")
+    p.add_argument("--calibration-only", action="store_true",
+                   help="vision --per-scene: calibrate on each start position, read no game frame (quicker)")
     p.add_argument("--clients", type=int, default=20,
                    help="load: browsers watching the demo game, each with the state and video streams")
     p.add_argument("--json", action="store_true", help="machine-readable output")
