@@ -241,9 +241,10 @@ def compare_scenes(before: list[dict[str, Any]], after: list[dict[str, Any]]) ->
         out[mode] = totals
     changed: dict[int, dict[str, list[Any]]] = {}
     for a, b in pairs:
-        diff = {mode: [brief(a.get(mode)), brief(b.get(mode))] for mode in modes}
+        diff: dict[str, list[Any]] = {mode: [brief(a.get(mode)), brief(b.get(mode))] for mode in modes}
         diff = {mode: pair for mode, pair in diff.items() if pair[0] != pair[1]}
-        grids = [None if g is None else round(float(g), 2) for g in (a.get("calibration_grid"), b.get("calibration_grid"))]
+        grids = [None if g is None else round(float(g), 2) for g in (a.get("calibration_grid"),
+                                                                     b.get("calibration_grid"))]  # fmt: skip
         if grids[0] != grids[1]:
             diff["calibration_grid"] = grids
         if diff:
