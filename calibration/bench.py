@@ -153,7 +153,7 @@ def read_scene(
     variant, whether a hand is over the board, whether calibration was
     refused, and ``calibration_grid``: how far calibration's grid lay from the
     start position's true one (``None`` when refused); the camera's elevation
-    (degrees) and the board's style. With ``calibration_only`` the game frame
+    at calibration (degrees) and the board's style. With ``calibration_only`` the game frame
     is not read (the start position is rendered and calibrated, no more).
 
     >>> scene = read_scene(0, size=(640, 360), hand_rate=0.0, demo_camera=True)
@@ -171,12 +171,13 @@ def read_scene(
         params = RenderParams.random(nrng, size=size, scene_seed=seed)
     hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
     start_image, start_truth = render(Position.start(variant).board(), params, variant=variant)
+    elevation = round(params.elevation, 1)  # the camera's at calibration
     if nudge is not None:
         params = replace(params, elevation=min(90.0, params.elevation + nudge[0]),
                          azimuth=params.azimuth + nudge[1], roll=params.roll + nudge[2])
     n = board.size
     scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
-                             "elevation": round(params.elevation, 1), "board": BOARD_STYLES[params.board_style].name,
+                             "elevation": elevation, "board": BOARD_STYLES[params.board_style].name,
                              "calibration_refused": False, "calibration_grid": None}
     readers: dict[str, BoardReader | None] = {"uncalibrated": BoardReader(variant)}
     try:
