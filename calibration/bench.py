@@ -179,19 +179,21 @@ def read_scene(
     scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
                              "elevation": elevation, "board": BOARD_STYLES[params.board_style].name,
                              "calibration_refused": False, "calibration_grid": None}
-    readers: dict[str, BoardReader | None] = {"uncalibrated": BoardReader(variant)}
+    profile: Profile | None = None
     try:
         profile = calibrate(start_image, variant)
-        readers["calibrated"] = BoardReader(variant, profile=profile)
-        readers["by_hand"] = BoardReader(variant, profile=profile)
         if profile.seen_corners is not None:
             scene["calibration_grid"] = grids_apart(profile.seen_corners, start_truth.corners, n)
     except CalibrationError:
         scene["calibration_refused"] = True
-        readers["calibrated"] = None
-        readers["by_hand"] = None if calibration_only else _by_hand(start_image, start_truth, variant, nrng)
     if calibration_only:
         return scene
+    readers: dict[str, BoardReader | None] = {
+        "uncalibrated": BoardReader(variant),
+        "calibrated": None if profile is None else BoardReader(variant, profile=profile),
+        "by_hand": (_by_hand(start_image, start_truth, variant, nrng) if profile is None
+                    else BoardReader(variant, profile=profile)),
+    }  # fmt: skip
     image, truth = render(board, params, variant=variant, hand=hand)
     for mode, reader in readers.items():
         scene[mode] = None

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from rolit.calibration.bench import compare_scenes
+from rolit.calibration.bench import MODES, compare_scenes
 
 
 def _load(spec: str) -> list[dict[str, Any]]:
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
     diff = compare_scenes(_load(argv[0]), _load(argv[1]))
     print(f"{diff['scenes']} scenes; calibrations refused {diff['calibration_refused'][0]} -> "
           f"{diff['calibration_refused'][1]}")  # fmt: skip
-    for mode in ("uncalibrated", "calibrated", "by_hand"):
+    for mode in MODES:
         if mode in diff:
             print(f"{mode:13s} " + ", ".join(f"{key} {a} -> {b}" for key, (a, b) in diff[mode].items()))
     for scene, modes in diff["changed"].items():

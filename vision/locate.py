@@ -204,13 +204,13 @@ class Locator:
                 # The balls' own lattice, for a board whose outline merges with something else (a hand,
                 # the table's edge). Its guesses give way to an outline's as good (which also places the
                 # grid among the cells the balls leave open).
-                from_balls = _distinct([g for g in balls.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
+                from_balls = _usable(balls.lattice_guesses(work, n), work.shape, n)
                 best = self._best(work, pyramid, from_balls, BALL_TOP, BALL_PENALTY, best, BALL_DRIFT, seen)
             if best is None or best[0] < FAIR:
                 # The cups' own lattice, for a board whose outline is lost and that has few balls (the start
                 # position). A chequered cloth's squares lock on as surely: the grid must lock on surely,
                 # better than any other, and the lattice end round it, all in the picture.
-                from_cups = _distinct([g for g in cups.lattice_guesses(work, n) if _plausible(g, work.shape, n)], n)
+                from_cups = _usable(cups.lattice_guesses(work, n), work.shape, n)
                 cupped = self._best(work, pyramid, from_cups, CUP_TOP, 0.0, None, seen=seen)
                 if (
                     cupped is not None
@@ -262,7 +262,7 @@ class Locator:
         """Grid guesses from outlines: each taken for the board's outline, its frame's inner edge or its grid."""
         n = self.n
         guesses = [g for quad in outlines for g in (_inset(quad, r, n) for r in FRAME_RATIOS)]
-        return _distinct([g for g in guesses if _plausible(g, shape, n)], n)
+        return _usable(guesses, shape, n)
 
     def _from_outline(self, image: U8, outlines: Sequence[F64]) -> tuple[F64, float] | None:
         """A grid from the board's outline alone, for a board whose cells hardly show (few balls, faint cups):
@@ -696,6 +696,11 @@ def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
         and np.all(c[:, 1] > -margin)
         and np.all(c[:, 1] < h + margin)
     )
+
+
+def _usable(guesses: Sequence[F64], shape: Sequence[int], n: int) -> list[F64]:
+    """The guesses that are plausible grids (see :func:`_plausible`), each of a cluster once (see :func:`_distinct`)."""
+    return _distinct([g for g in guesses if _plausible(g, shape, n)], n)
 
 
 def _inside(corners: F64, n: int, shape: Sequence[int], margin: float) -> bool:
