@@ -61,7 +61,9 @@ class Profile:
     ``colour_local`` the empty-cup readings where that ball stood, so a ball can
     be compared with its reference relative to the light on each spot.
     ``seen_corners`` is the grid those were read on, and ``seen_view`` the
-    picture round it then.
+    picture round it then; ``seen_on_lines`` says the board's printed lines
+    placed that grid (to a few hundredths of a cell, surer than the lattice
+    aligns it on a game frame).
     """
 
     variant: str = "classic"
@@ -74,6 +76,7 @@ class Profile:
     colour_local: dict[str, list[float]] = field(default_factory=dict)
     seen_corners: list[list[float]] | None = None
     seen_view: ReferenceView | None = None
+    seen_on_lines: bool = False
 
     @property
     def calibrated(self) -> bool:
@@ -95,6 +98,7 @@ class Profile:
             "colour_local": self.colour_local,
             "seen_corners": self.seen_corners,
             "seen_view": self.seen_view.to_json() if self.seen_view is not None else None,
+            "seen_on_lines": self.seen_on_lines,
         }
 
     @classmethod
@@ -112,6 +116,9 @@ class Profile:
             corners = _corners(data.get("corners"))
             seen = _corners(data.get("seen_corners"))
             view = ReferenceView.from_json(data["seen_view"]) if data.get("seen_view") is not None else None
+            on_lines = data.get("seen_on_lines", False)
+            if not isinstance(on_lines, bool):
+                raise ValueError("seen_on_lines must be true or false")
             means = {str(k): [float(x) for x in v] for k, v in dict(data.get("class_means", {})).items()}
             if any(len(v) != 3 or not np.all(np.isfinite(v)) for v in means.values()):
                 raise ValueError("each class mean must be 3 numbers (L, a, b)")
@@ -125,7 +132,8 @@ class Profile:
                 raise ValueError("colour_refs and colour_local must name the same colours")
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
-        return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view)
+        return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view,
+                   on_lines)
 
     def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
         """The references as arrays: cells x features, and label -> features for the colours."""

@@ -41,9 +41,15 @@ def test_round_trip_with_the_picture_round_the_grid(tmp_path: Path) -> None:
 
     image = np.random.default_rng(1).integers(0, 255, (120, 160, 3), dtype=np.uint8)
     corners = [[40.0, 30.0], [120.0, 30.0], [120.0, 90.0], [40.0, 90.0]]
-    profile = Profile("quick6", seen_corners=corners, seen_view=ReferenceView.take(image, corners, 6))
+    view = ReferenceView.take(image, corners, 6)
+    profile = Profile("quick6", seen_corners=corners, seen_view=view, seen_on_lines=True)
     again = Profile.load(profile.save(tmp_path / "p.json"))
     assert again == profile and again.seen_view is not None and again.seen_view.frame == (120, 160)
+    assert again.seen_on_lines
+    # A profile saved before the grid's lines were recorded reads as not placed on them.
+    data = profile.to_json()
+    del data["seen_on_lines"]
+    assert not Profile.from_json(data).seen_on_lines
 
 
 def test_a_version_1_profile_keeps_its_corners_and_turn_but_not_its_colours(tmp_path: Path) -> None:
@@ -83,6 +89,7 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 2, "seen_corners": [[0, 0], [1, 1]]}', "4 points"),
         ('{"version": 2, "seen_view": {"png": "%%%"}}', "damaged: the reference view"),
         ('{"version": 2, "seen_view": [1]}', "damaged: the reference view must be an object"),
+        ('{"version": 2, "seen_on_lines": "yes"}', "seen_on_lines must be true or false"),
         ('{"version": 1, "corners": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad JSON"),
     ],
 )
