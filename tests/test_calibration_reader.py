@@ -487,7 +487,7 @@ def test_a_grid_the_boards_lines_placed_is_read_on_as_it_is_while_the_camera_sta
     from rolit.calibration.bench import NUDGE, _score
 
     variant, board, params = unseen_scene(41)
-    start, start_truth = render(Position.start(variant).board(), params, variant=variant)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
     profile = calibrate(start, variant)
     assert profile.seen_on_lines
     seen = np.asarray(profile.seen_corners)
