@@ -38,6 +38,7 @@ from rolit.vision.locate import (
 )
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
+from rolit.vision.perspective import on_cups
 from rolit.vision.register import ReferenceView, Registration, register
 
 from .camera_model import camera_features, camera_model
@@ -684,6 +685,23 @@ def _on_centre_block(
     return fit, features, model.probabilities(features, v)
 
 
+def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
+    """The grid and its cells' features, moved onto the cups' own centres with a homography when they place
+    it surely (see :func:`rolit.vision.perspective.on_cups`); as they are when not.
+
+    For boards whose printed lines do not show. Every later frame is read
+    against what calibration samples here, so a grid a fifth of a cell out at
+    a far corner (the perspective an outline or the balls gave it) reads its
+    far cups off their centres.
+    """
+    corners = on_cups(image, fit.corners, n)
+    if corners is None:
+        return fit, features
+    log.info("calibration: the grid moved %.2f cells onto the cups' centres", cells_apart(fit.corners, corners, n))
+    placed = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+    return placed, _features_on(image, placed, n)
+
+
 def _on_grid_lines(
     image: U8, n: int, fit: GridFit, features: F64, reach: float = np.inf
 ) -> tuple[GridFit, F64]:
@@ -766,11 +784,15 @@ def _calibrated(
     found = fit
     if corners is None:
         fit, features = _on_grid_lines(image, n, fit, features)
+        lined = fit is not found
+        if not lined:
+            fit, features = _on_cups(image, n, fit, features)
     else:
         # Corners given by hand too, judged as given (above): the profile keeps them as moved.
-        lined, features = _on_grid_lines(image, n, fit, features, GIVEN_REACH)
-        if lined is not fit:
-            fit, corners = lined, lined.corners.tolist()
+        placed, features = _on_grid_lines(image, n, fit, features, GIVEN_REACH)
+        lined = placed is not fit
+        if lined:
+            fit, corners = placed, placed.corners.tolist()
     cells = _empty_references(features, labels, n)
     balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
     return Profile(
@@ -784,7 +806,7 @@ def _calibrated(
         colour_local={LABELS[int(labels[i])]: [float(x) for x in cells[i]] for i in balls},
         seen_corners=fit.corners.tolist(),
         seen_view=_reference_view(image, fit.corners, n),
-        seen_on_lines=fit is not found,
+        seen_on_lines=lined,
     )
 
 

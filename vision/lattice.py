@@ -422,12 +422,9 @@ def _fit(n: int, du: F64, dv: F64, wu: F64, wv: F64, affine: bool) -> F64:
     return np.array([[1 + a1, a2, a0 - (a1 + a2) * c], [b1, 1 + b2, b0 - (b1 + b2) * c], [0.0, 0.0, 1.0]])
 
 
-def realign(view: LatticeView, affine: bool) -> F64:
-    """The guess moved onto the cells: new corners (tl, tr, br, bl, image pixels).
-
-    Scale and shift per axis, or (``affine``) a full affine map of the grid.
-    """
-    n = view.n
+def _votes(view: LatticeView) -> tuple[F64, F64, F64, F64]:
+    """Per cell, how far its content sits from its centre along u and v (the hidden share of the parallax
+    taken off), and how much each of those counts."""
     cu, cv = view.phases
     du, dv = view.offsets
     hidden = OCCLUSION * _hidden(view)
@@ -437,6 +434,16 @@ def realign(view: LatticeView, affine: bool) -> F64:
     wu, wv = np.abs(cu), np.abs(cv)
     wu = wu / (wu + float(np.median(wu)) + 1e-9)
     wv = wv / (wv + float(np.median(wv)) + 1e-9)
+    return du, dv, wu, wv
+
+
+def realign(view: LatticeView, affine: bool) -> F64:
+    """The guess moved onto the cells: new corners (tl, tr, br, bl, image pixels).
+
+    Scale and shift per axis, or (``affine``) a full affine map of the grid.
+    """
+    n = view.n
+    du, dv, wu, wv = _votes(view)
     grid = _centres(n)
     fit = _fit(n, du, dv, wu, wv, affine)
     for _ in range(2):
@@ -447,6 +454,55 @@ def realign(view: LatticeView, affine: bool) -> F64:
         fit = _fit(n, du, dv, wu / np.maximum(1.0, ru / 0.1), wv / np.maximum(1.0, rv / 0.1), affine)
     box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
     return _apply(view.homography @ fit, box)
+
+
+def realign_projective(view: LatticeView) -> F64:
+    """The guess moved onto the cells by a homography of the grid (perspective too, which :func:`realign`
+    cannot change): new corners (tl, tr, br, bl, image pixels).
+
+    Only cells whose content shows along both axes count, and cells with a
+    ball less (its parallax is modelled, not measured); cells far from the
+    fit count less, as in :func:`realign`.
+    """
+    n = view.n
+    du, dv, wu, wv = _votes(view)
+    weight = np.minimum(wu, wv).ravel()
+    if view.balls is not None:
+        weight = weight * (1.0 - np.clip(view.balls.ravel(), 0.0, 1.0))
+    grid = _centres(n)
+    moved = grid + np.column_stack([du.ravel(), dv.ravel()])
+    fit = _weighted_homography(grid, moved, weight)
+    for _ in range(2):
+        far = np.linalg.norm(_apply(fit, grid) - moved, axis=1)
+        fit = _weighted_homography(grid, moved, weight / np.maximum(1.0, far / 0.1))
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    return _apply(view.homography @ fit, box)
+
+
+def _weighted_homography(src: F64, dst: F64, weight: F64) -> F64:
+    """The homography taking ``src`` points to ``dst`` (weighted least squares on the direct linear transform).
+
+    >>> src = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]])
+    >>> h = np.array([[1.1, 0.1, 0.2], [0.0, 0.9, -0.1], [0.05, 0.02, 1.0]])
+    >>> np.allclose(_weighted_homography(src, _apply(h, src), np.ones(5)), h)
+    True
+    """
+    x, y = src[:, 0], src[:, 1]
+    u, v = dst[:, 0], dst[:, 1]
+    zero, one = np.zeros_like(x), np.ones_like(x)
+    rows = np.concatenate([
+        np.column_stack([-x, -y, -one, zero, zero, zero, u * x, u * y, u]),
+        np.column_stack([zero, zero, zero, -x, -y, -one, v * x, v * y, v]),
+    ]) * np.sqrt(np.concatenate([weight, weight]))[:, None]  # fmt: skip
+    h = np.linalg.svd(rows)[2][-1].reshape(3, 3)
+    return np.asarray(h / h[2, 2], np.float64)
+
+
+def quality(view: LatticeView) -> float:
+    """How well the guess sits on a lattice, in one number: the share of cells locked on (:func:`lock`) plus a
+    third of the lattice's strength (about 1.2 at best)."""
+    locked, strength = lock(view)
+    return locked + strength / 3.0
 
 
 def lock(view: LatticeView) -> tuple[float, float]:

@@ -250,7 +250,7 @@ class Locator:
             corners, view = (moved, None) if again is None else again
         if view is None:
             view = lattice.look(work, corners, n, pad=1)
-        return self._fit(corners / scale, _quality(view))
+        return self._fit(corners / scale, lattice.quality(view))
 
     def _work(self, image: U8) -> tuple[U8, float]:
         """The picture at most :attr:`work_width` pixels wide, where grids are searched for, and its scale."""
@@ -376,7 +376,7 @@ class Locator:
         jump = float(np.max(np.linalg.norm(moved - start, axis=1)))
         if not _plausible(moved + origin, whole[0], n) or jump > 0.4 * pitch * scale:
             moved = start
-        return self._fit((moved + origin) / scale, _quality(view))
+        return self._fit((moved + origin) / scale, lattice.quality(view))
 
     def _fit(self, corners: F64, score: float) -> GridFit:
         """A grid (full-size pixels) and its lattice quality; ``quality`` 0 at :data:`ACCEPT`, 1 at :data:`SURE`."""
@@ -425,7 +425,7 @@ class Locator:
             if confirm is not None and not _confirmed(confirm, refined[0], n, work.shape):
                 continue
             seen.views[refined[0].tobytes()] = refined[1]
-            quality = _quality(refined[1])
+            quality = lattice.quality(refined[1])
             if ACCEPT <= quality < SURE and lattice.ball_colours(work, refined[0], n) < PLAIN:
                 quality -= PLAIN_PENALTY  # one-coloured dots: a printed pattern more likely than balls
             if best is None or quality - penalty > best[0] - best[2]:
@@ -443,12 +443,12 @@ class Locator:
         cells look most like cells and the lines beyond them least.
         """
         n = self.n
-        quality = _quality(refined[1])
+        quality = lattice.quality(refined[1])
         best, best_edges = refined, -np.inf
         for du, dv in itertools.product((-0.5, 0.5), repeat=2):
             half = lattice.shifted(refined[0], n, du, dv)
             again = self._refine(image, half, REFINE_STEPS) if _plausible(half, image.shape, n) else None
-            if again is None or lattice.inverted(again[1]) or _quality(again[1]) <= quality:
+            if again is None or lattice.inverted(again[1]) or lattice.quality(again[1]) <= quality:
                 continue
             edges = sum(
                 float(e[1] + e[n] - e[0] - e[n + 1]) for e in _relative_lines(again[1]) if e is not None
@@ -589,12 +589,6 @@ def _clear_slip(miss: dict[tuple[int, int], float]) -> tuple[int, int] | None:
     if miss[(0, 0)] > OUTLINE_FAR or miss[slip] < OUTLINE_CLEARER * miss[(0, 0)]:
         return slip
     return None
-
-
-def _quality(view: lattice.LatticeView) -> float:
-    """A view's lattice quality: the share of cells locked on, plus a third of the lattice's strength."""
-    locked, strength = lattice.lock(view)
-    return locked + strength / 3.0
 
 
 def _relative_lines(view: lattice.LatticeView) -> list[F64 | None]:

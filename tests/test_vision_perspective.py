@@ -1,0 +1,48 @@
+"""Moving a grid guess onto the cups' own centres, perspective included (rolit.vision.perspective)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_vision_gridlines import bent
+
+from rolit.vision import lattice, perspective
+from rolit.vision.locate import cells_apart
+
+from helpers import start_scene, unseen_scene
+
+
+@pytest.mark.parametrize("k", [65, 192])  # start positions on boards with cups and no printed lines
+def test_a_grid_whose_perspective_is_out_is_moved_onto_the_cups(k: int) -> None:
+    image, truth, n = start_scene(k)
+    for corner in range(4):
+        guess = bent(truth, n, corner, 0.2)
+        assert cells_apart(truth, guess, n) > 0.15
+        found = perspective.on_cups(image, guess, n)
+        assert found is not None
+        assert cells_apart(truth, found, n) < 0.1
+        # The affine alignment takes only some of the perspective out.
+        aligned = lattice.realign(lattice.look(image, guess, n), affine=True)
+        assert cells_apart(truth, aligned, n) > cells_apart(truth, found, n) + 0.02
+
+
+def test_cups_that_do_not_show_surely_or_a_move_too_far_give_nothing() -> None:
+    image, truth, n = start_scene(3)  # a black board: its cups hardly show
+    assert lattice.quality(lattice.look(image, truth, n)) < perspective.SURE
+    assert perspective.on_cups(image, truth, n) is None
+    image, truth, n = start_scene(65)
+    assert perspective.on_cups(image, bent(truth, n, 2, 0.6), n) is None  # would move further than REACH
+    blank = np.full((720, 1280, 3), 128, np.uint8)
+    assert perspective.on_cups(blank, truth, n) is None
+
+
+def test_calibration_places_its_grid_on_the_cups_where_no_lines_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scene 65: the start position's grid, as the lattice aligned it, is 0.22 cells out at a far corner.
+    from rolit.calibration import calibrate, reader
+
+    image, truth, n = start_scene(65)
+    variant = unseen_scene(65)[0]
+    profile = calibrate(image, variant)
+    assert not profile.seen_on_lines and cells_apart(truth, np.asarray(profile.seen_corners), n) < 0.1
+    monkeypatch.setattr(reader, "on_cups", lambda image, corners, n: None)
+    assert cells_apart(truth, np.asarray(calibrate(image, variant).seen_corners), n) > 0.15
