@@ -781,12 +781,11 @@ def _calibrated(
         raise CalibrationError("rotation must be 0, 1, 2 or 3 quarter turns")
     labels = _labels_of(start, n, rotation)
     _check_start(labels, probs, n, rotation)
-    found = fit
     if corners is None:
-        fit, features = _on_grid_lines(image, n, fit, features)
-        lined = fit is not found
-        if not lined:
-            fit, features = _on_cups(image, n, fit, features)
+        placed, features = _on_grid_lines(image, n, fit, features)
+        lined = placed is not fit
+        # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
+        fit, features = (placed, features) if lined else _on_cups(image, n, fit, features)
     else:
         # Corners given by hand too, judged as given (above): the profile keeps them as moved.
         placed, features = _on_grid_lines(image, n, fit, features, GIVEN_REACH)
