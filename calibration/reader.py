@@ -258,9 +258,10 @@ class BoardReader:
             self._anchor = None
         else:
             registration = self._register(image)
-        seen, registered = self._seen_grid(image, registration)
+        held = self._holds(registration)
+        seen, registered = self._seen_grid(image, registration, held)
         if seen is not None:
-            return self._follow(seen, registration, held=self._holds(registration))
+            return self._follow(seen, registration, held)
         fit = self.locator.locate(image)
         if fit is None:
             # Printed corner markers, when the board cannot be found by itself.
@@ -271,13 +272,10 @@ class BoardReader:
             # whose cups do not show): the grid is where calibration saw it.
             return self._follow(registered, registration) if registered is not None else None
         fit = self._as_calibrated(fit)
-        near = registered is not None and cells_apart(fit.corners, registered.corners, n) < HELD_REACH
-        if near and self._holds(registration):
+        if held and registered is not None and cells_apart(fit.corners, registered.corners, n) < HELD_REACH:
             # The lattice does not lock on where calibration saw the board (a full board from low down, a
             # hand), yet the search finds the board there: the lines placed that grid better than a search.
-            lined = np.asarray(self.profile.seen_corners, np.float64)
-            held_fit = GridFit(lined, grid_homography(lined, n), fit.quality, fit.score)
-            return self._follow(held_fit, registration, held=True)
+            return self._follow(self._calibration_grid(fit.quality, fit.score), registration, held)
         if fit.quality >= 0.5:
             self._follow(fit, registration)
         # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
@@ -306,6 +304,11 @@ class BoardReader:
             return False
         return cells_apart(np.asarray(seen, np.float64), registration.corners, self.variant.size) < STILL
 
+    def _calibration_grid(self, quality: float, score: float) -> GridFit:
+        """The grid seen at calibration, as it is, scored as given."""
+        seen = np.asarray(self.profile.seen_corners, np.float64)
+        return GridFit(seen, grid_homography(seen, self.variant.size), quality, score)
+
     def _register(self, image: U8) -> Registration | None:
         """Where the picture round the grid at calibration is in ``image`` (``None``: not there, or no picture)."""
         view, seen = self.profile.seen_view, self.profile.seen_corners
@@ -327,10 +330,12 @@ class BoardReader:
         before = self._registration.corners if self._registration is not None else self.profile.seen_corners
         return cells_apart(np.asarray(before, np.float64), registration.corners, self.variant.size) > CAMERA_MOVED
 
-    def _seen_grid(self, image: U8, registration: Registration | None) -> tuple[GridFit | None, GridFit | None]:
-        """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on,
-        and (second) where the picture round it, as registered, says it is (``None``: not clearly there,
-        or not a calibrated reader).
+    def _seen_grid(
+        self, image: U8, registration: Registration | None, held: bool
+    ) -> tuple[GridFit | None, GridFit | None]:
+        """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on
+        (``held``, see :meth:`_holds`: as it is), and (second) where the picture round it, as registered,
+        says it is (``None``: not clearly there, or not a calibrated reader).
 
         The camera rarely moves during a game, so the board is first looked for
         where it was at calibration, moved as the picture round it moved since
@@ -347,8 +352,8 @@ class BoardReader:
         start = registration.corners if registration is not None else seen
         tracked = self.locator.track(image, start)
         if tracked is not None and tracked.score >= SEEN_ACCEPT:
-            if self._holds(registration):
-                return GridFit(seen, grid_homography(seen, n), tracked.quality, tracked.score), None
+            if held:
+                return self._calibration_grid(tracked.quality, tracked.score), None
             return tracked, None
         if registration is None:
             return None, None

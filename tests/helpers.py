@@ -40,6 +40,17 @@ def unseen_scene(k: int) -> tuple[str, Board, Any]:
     return variant, board, RenderParams.random(np.random.default_rng(seed), size=(1280, 720), scene_seed=seed)
 
 
+def bent(corners: Any, n: int, corner: int, cells: float) -> Any:
+    """The grid with one corner moved ``cells`` cells outwards along the diagonal: a wrong perspective."""
+    import numpy as np
+
+    from rolit.vision.locate import apply_homography, grid_homography
+
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    box[corner] += cells * np.sign(box[corner] - n / 2)
+    return apply_homography(grid_homography(corners, n), box)
+
+
 def start_scene(k: int) -> tuple[Any, Any, int]:
     """Scene ``k``'s start position (see :func:`unseen_scene`): the picture, the true grid's corners (beside a1
     first) and the board's size.

@@ -10,14 +10,7 @@ from rolit.vision.lattice import grid_homography
 from rolit.vision.locate import apply_homography, cells_apart
 from rolit.vision.synthetic.params import BOARD_STYLES
 
-from helpers import start_scene, unseen_scene
-
-
-def bent(corners: np.ndarray, n: int, corner: int, cells: float) -> np.ndarray:
-    """The grid with one corner moved ``cells`` cells outwards along the diagonal: a wrong perspective."""
-    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-    box[corner] += cells * np.sign(box[corner] - n / 2)
-    return apply_homography(grid_homography(corners, n), box)
+from helpers import bent, start_scene, unseen_scene
 
 
 @pytest.mark.parametrize("k", [14, 222, 27])  # black boards (Junior, 6x6), a navy board with lighter lines

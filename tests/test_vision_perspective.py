@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_vision_gridlines import bent
 
 from rolit.vision import lattice, perspective
 from rolit.vision.locate import cells_apart
 
-from helpers import start_scene, unseen_scene
+from helpers import bent, start_scene, unseen_scene
 
 
 @pytest.mark.parametrize("k", [65, 192])  # start positions on boards with cups and no printed lines

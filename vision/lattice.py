@@ -452,8 +452,7 @@ def realign(view: LatticeView, affine: bool) -> F64:
         ru = np.abs(pred[:, 0] - du.ravel()).reshape(n, n)
         rv = np.abs(pred[:, 1] - dv.ravel()).reshape(n, n)
         fit = _fit(n, du, dv, wu / np.maximum(1.0, ru / 0.1), wv / np.maximum(1.0, rv / 0.1), affine)
-    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-    return _apply(view.homography @ fit, box)
+    return _moved_corners(view, fit)
 
 
 def realign_projective(view: LatticeView) -> F64:
@@ -475,6 +474,12 @@ def realign_projective(view: LatticeView) -> F64:
     for _ in range(2):
         far = np.linalg.norm(_apply(fit, grid) - moved, axis=1)
         fit = _weighted_homography(grid, moved, weight / np.maximum(1.0, far / 0.1))
+    return _moved_corners(view, fit)
+
+
+def _moved_corners(view: LatticeView, fit: F64) -> F64:
+    """The corners (tl, tr, br, bl, image pixels) of the view's grid moved by ``fit`` (grid to grid)."""
+    n = view.n
     box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
     return _apply(view.homography @ fit, box)
 

@@ -64,16 +64,17 @@ def on_cups(image: npt.NDArray[Any], corners: F64, n: int) -> F64 | None:
     """The grid (corners tl, tr, br, bl in ``image``'s pixels) moved onto its cells' own centres by a
     homography, or ``None`` when the cups do not place it surely (see the module's docstring)."""
     start = np.asarray(corners, np.float64)
-    before = lattice.quality(lattice.look(image, start, n))
+    view = lattice.look(image, start, n)
+    before = lattice.quality(view)
     if before < SURE:
         return None
-    grid = start
     for _ in range(LOOKS):
-        grid = lattice.realign_projective(lattice.look(image, grid, n))
+        grid = lattice.realign_projective(view)
         if not np.all(np.isfinite(grid)):
             return None
+        view = lattice.look(image, grid, n)
     moved = cells_apart(start, grid, n)
-    after = lattice.quality(lattice.look(image, grid, n))
+    after = lattice.quality(view)
     if moved > REACH or after < before:
         log.debug("the cups' homography not taken: moved %.2f cells, quality %.2f -> %.2f", moved, before, after)
         return None
