@@ -654,14 +654,20 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
                 grown = GridFit(lined, grid_homography(lined, n), OUTLINE_QUALITY, 0.0)
                 yield grown, _features_on(image, grown, n), "the board's lines"
 
+    # The first grid the board's printed lines place, else the first that reads the start position at all: a
+    # grid from an outline can read it and still be half a cell out at a corner, where the lines do not reach.
+    first: Profile | None = None
     for fit, features, where in tries():
         try:
             profile = _calibrated(image, v, model, fit, features, None, rotation)
         except CalibrationError:
             continue
-        log.info("calibration: the start position read on %s", where)
-        return profile
-    return None
+        if profile.seen_on_lines or first is None:
+            log.info("calibration: the start position read on %s", where)
+        if profile.seen_on_lines:
+            return profile
+        first = first or profile
+    return first
 
 
 # The least log-likelihood of the start position (its likeliest turn, over all cells) for a grid from the

@@ -451,6 +451,18 @@ def test_calibration_grows_the_grid_from_the_middle_along_the_boards_lines() -> 
     assert _score(seen.board, seen.corners, game_truth, profile.rotation)["wrong"] == 0
 
 
+@pytest.mark.parametrize("k", [198, 561])
+def test_the_start_search_takes_a_grid_the_boards_lines_place_over_an_earlier_one_they_do_not(k: int) -> None:
+    # Scene 198: a black board from 32 degrees; the likeliest grid the outlines lead to reads the start position
+    # but lies 0.49 cells out, too far for the lines to reach. A less likely one is placed on them (0.19 out).
+    # Scene 561: a teal board from 32 degrees (0.83 cells out before, 0.04 now).
+    image, truth, n = start_scene(k)
+    variant = unseen_scene(k)[0]
+    profile = calibrate(image, variant)
+    assert profile.seen_on_lines
+    assert grids_apart(profile.seen_corners, truth, n) < 0.25
+
+
 @pytest.mark.parametrize("k", [243, 310, 437])
 def test_calibration_finds_a_black_board_by_its_printed_lines_when_no_outline_leads_to_it(k: int) -> None:
     # Black boards: 243 8x8 from low down by a dark floor, 310 small from straight above, 437 6x6 from low down

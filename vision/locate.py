@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from . import balls, cups, lattice, linegrid
+from . import balls, cups, lattice, linegrid, plastic
 from .lattice import grid_homography
 from .pose import Pose, square_misfit
 
@@ -145,15 +145,18 @@ class Locator:
 
     # Candidates ---------------------------------------------------------------
 
-    def candidates(self, image: U8, sources: int | None = None) -> list[F64]:
+    def candidates(self, image: U8, sources: int | None = None, start: bool = False) -> list[F64]:
         """Quadrilaterals (4x2, image pixels) that may be the board's outline, its frame's inner edge, or its grid.
 
         ``sources``: only the first few of the maps they are taken from (see
-        :func:`_outline_sources`; ``None``: all of them).
+        :func:`_outline_sources`; ``None``: all of them). ``start``: the picture
+        shows the start position, whose balls mark the board's plastic, and
+        the outlines of that plastic are taken too (see :mod:`.plastic`).
         """
         area_min = 0.01 * image.shape[0] * image.shape[1]
         quads: list[tuple[F64, Any]] = []
-        for contours in itertools.islice(_outline_sources(image), sources):
+        maps = itertools.islice(_outline_sources(image), sources)
+        for contours in itertools.chain(maps, [plastic.contours(image)] if start else []):
             quads.extend(_quads(contours, area_min))
         # Each distinct outline also with its sides fitted again to the contour's
         # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
@@ -298,8 +301,9 @@ class Locator:
         cells: the start position's balls, on a board whose cups do not show (a black board), where
         :meth:`locate` finds no lattice to lock on.
 
-        Every outline is taken for the board's outline, its frame's inner edge
-        and the grid (see :data:`FRAME_RATIOS`), and the lines' grids come with
+        The outlines include those of the plastic round the start position's
+        balls (see :mod:`.plastic`). Every outline is taken for the board's
+        outline, its frame's inner edge and the grid (see :data:`FRAME_RATIOS`), and the lines' grids come with
         their neighbours a cell either way, so most of these are wrong: the
         caller picks by what the cells hold (see ``rolit.calibration``).
         """
@@ -310,7 +314,7 @@ class Locator:
         # The board's printed lines seen anywhere in the picture too: a black board's outline may merge with a
         # dark table, and its cups hardly show (see linegrid).
         lined = [g for g in map(order_corners, linegrid.line_guesses(work, n)) if _plausible(g, work.shape, n)]
-        for guess in self._guesses(self.candidates(work), work.shape) + _distinct(lined, n):
+        for guess in self._guesses(self.candidates(work, start=True), work.shape) + _distinct(lined, n):
             du, dv = lattice.look(work, guess, n, pad=1).offsets
             su, sv = float(np.median(du[c : c + 2, c : c + 2])), float(np.median(dv[c : c + 2, c : c + 2]))
             out.append(lattice.shifted(guess, n, su, sv) / scale)
