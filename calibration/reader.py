@@ -621,8 +621,9 @@ ELSEWHERE = 2
 
 def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int | None) -> Profile | None:
     """The profile from the grid, among those the board's outlines lead to, on which the start position reads
-    likeliest; ``None`` when none reads it well (see :data:`START_LIKELY`), nor on the board's printed lines
-    grown from the middle of one of them (see :func:`rolit.vision.gridlines.grown_on_lines`).
+    likeliest (or, of the likeliest few, the first the board's printed lines then place); ``None`` when none
+    reads it well (see :data:`START_LIKELY`), nor on the board's printed lines grown from the middle of one of
+    them (see :func:`rolit.vision.gridlines.grown_on_lines`).
 
     For a board whose cups do not show (a black board): the locator finds no
     lattice there, and four balls are too few for one of their own. Each
@@ -645,6 +646,9 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
         for likelihood, fit, features in scored[:START_TRIES]:
             if likelihood < START_LIKELY:
                 break
+            aligned = _aligned(image, n, fit)
+            if aligned is not None:
+                yield aligned, _features_on(image, aligned, n), "the board's outline, aligned on its cells"
             yield fit, features, f"the board's outline (log-likelihood {likelihood:.1f})"
         # A grid from an outline may be cells out at its corners yet right in the middle, which the balls
         # centre: where the board prints lines, the middle block's lines and then the whole grid's put it right.
@@ -676,6 +680,26 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
 START_LIKELY, START_TRIES = -8.0, 3
 # How many of the likeliest are then tried for lines grown from their middle (a look with no lines is quick).
 LINE_TRIES = 6
+
+
+# A grid from an outline is first tried aligned on its cells (see _aligned) when the alignment locks on at least
+# this well, and this much better than the grid as it was.
+ALIGNED_LEAST, ALIGNED_GAIN = 0.6, 0.2
+
+
+def _aligned(image: U8, n: int, fit: GridFit) -> GridFit | None:
+    """The grid ``fit`` (from an outline, centred on the start position's balls) aligned on its cells by the
+    locator (see :meth:`Locator.align`), when that locks on clearly better; ``None`` when not.
+
+    The outline can put a grid half a cell out at a corner (its frame's inner wall, a shadow along its edge)
+    and still read the start position, and where no lines or sure cups place it then, every later frame is
+    read against references taken off the cells' centres.
+    """
+    locator = Locator(n)
+    aligned = locator.align(image, fit.corners)
+    if aligned is None or aligned[1] < max(ALIGNED_LEAST, locator.quality(image, fit.corners) + ALIGNED_GAIN):
+        return None
+    return GridFit(aligned[0], grid_homography(aligned[0], n), OUTLINE_QUALITY, 0.0)
 
 
 def _on_centre_block(

@@ -463,6 +463,22 @@ def test_the_start_search_takes_a_grid_the_boards_lines_place_over_an_earlier_on
     assert grids_apart(profile.seen_corners, truth, n) < 0.25
 
 
+@pytest.mark.parametrize("k", [218, 529])
+def test_the_start_search_aligns_an_outlines_grid_on_its_cells_when_that_locks_on_clearly_better(
+    k: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Scene 218: a cream board from 41 degrees, 529: a grey one from 35. The outline the start position reads on
+    # leaves the grid 0.46 and 0.65 cells out, and neither lines nor sure cups place it; aligned on its cells it
+    # locks on clearly better and lies 0.12 and 0.27 out.
+    from rolit.calibration import reader
+
+    image, truth, n = start_scene(k)
+    variant = unseen_scene(k)[0]
+    assert grids_apart(calibrate(image, variant).seen_corners, truth, n) < 0.3
+    monkeypatch.setattr(reader, "_aligned", lambda image, n, fit: None)
+    assert grids_apart(calibrate(image, variant).seen_corners, truth, n) > 0.4
+
+
 @pytest.mark.parametrize("k", [243, 310, 437])
 def test_calibration_finds_a_black_board_by_its_printed_lines_when_no_outline_leads_to_it(k: int) -> None:
     # Black boards: 243 8x8 from low down by a dark floor, 310 small from straight above, 437 6x6 from low down

@@ -320,6 +320,21 @@ class Locator:
             out.append(lattice.shifted(guess, n, su, sv) / scale)
         return out
 
+    def align(self, image: U8, corners: F64) -> tuple[F64, float] | None:
+        """A grid guess (full-resolution corners) aligned cell by cell as :meth:`locate` aligns its most promising
+        guesses, and the lattice quality where it ends; ``None`` when the alignment leaves the picture or ends
+        on no camera's picture of a square board."""
+        work, scale = self._work(image)
+        refined = self._refine(work, np.asarray(corners, np.float64) * scale, REFINE_STEPS)
+        if refined is None:
+            return None
+        return refined[0] / scale, lattice.quality(refined[1])
+
+    def quality(self, image: U8, corners: F64) -> float:
+        """The lattice quality of a grid (full-resolution corners) as it is, as :meth:`locate` scores grids."""
+        work, scale = self._work(image)
+        return lattice.quality(lattice.look(work, np.asarray(corners, np.float64) * scale, self.n, pad=1))
+
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
         """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
         score, when it holds; ``None`` when not.

@@ -32,8 +32,6 @@ import numpy.typing as npt
 
 __all__ = ["contours"]
 
-F64 = npt.NDArray[np.float64]
-
 SATURATED, LIT = 110, 60  # HSV saturation and value (0..255) of a ball's colours
 PATCHES = 4  # the largest patches of strong colour taken for the start position's balls
 LEAST_PATCH = 30  # pixels (work image): smaller patches are not balls
