@@ -660,18 +660,20 @@ def _from_start_search(image: U8, v: Variant, model: ColourModel, rotation: int 
 
     # The first grid the board's printed lines place, else the first that reads the start position at all: a
     # grid from an outline can read it and still be half a cell out at a corner, where the lines do not reach.
-    first: Profile | None = None
+    taken: tuple[Profile, str] | None = None
     for fit, features, where in tries():
         try:
             profile = _calibrated(image, v, model, fit, features, None, rotation)
         except CalibrationError:
             continue
-        if profile.seen_on_lines or first is None:
-            log.info("calibration: the start position read on %s", where)
         if profile.seen_on_lines:
-            return profile
-        first = first or profile
-    return first
+            taken = profile, where
+            break
+        taken = taken or (profile, where)
+    if taken is None:
+        return None
+    log.info("calibration: the start position read on %s", taken[1])
+    return taken[0]
 
 
 # The least log-likelihood of the start position (its likeliest turn, over all cells) for a grid from the
