@@ -697,11 +697,13 @@ def _aligned(image: U8, n: int, fit: GridFit) -> GridFit | None:
     and still read the start position, and where no lines or sure cups place it then, every later frame is
     read against references taken off the cells' centres.
     """
-    locator = Locator(n)
-    aligned = locator.align(image, fit.corners)
-    if aligned is None or aligned[1] < max(ALIGNED_LEAST, locator.quality(image, fit.corners) + ALIGNED_GAIN):
+    aligned = Locator(n).align(image, fit.corners)
+    if aligned is None:
         return None
-    return GridFit(aligned[0], grid_homography(aligned[0], n), OUTLINE_QUALITY, 0.0)
+    corners, before, after = aligned
+    if after < max(ALIGNED_LEAST, before + ALIGNED_GAIN):
+        return None
+    return GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
 
 
 def _on_centre_block(

@@ -320,20 +320,17 @@ class Locator:
             out.append(lattice.shifted(guess, n, su, sv) / scale)
         return out
 
-    def align(self, image: U8, corners: F64) -> tuple[F64, float] | None:
+    def align(self, image: U8, corners: F64) -> tuple[F64, float, float] | None:
         """A grid guess (full-resolution corners) aligned cell by cell as :meth:`locate` aligns its most promising
-        guesses, and the lattice quality where it ends; ``None`` when the alignment leaves the picture or ends
-        on no camera's picture of a square board."""
+        guesses, with the lattice quality (as :meth:`locate` scores grids) of the guess as it was and where it
+        ends; ``None`` when the alignment leaves the picture or ends on no camera's picture of a square board."""
         work, scale = self._work(image)
-        refined = self._refine(work, np.asarray(corners, np.float64) * scale, REFINE_STEPS)
+        guess = np.asarray(corners, np.float64) * scale
+        view = lattice.look(work, guess, self.n, pad=1)  # scores the guess and is the alignment's first look
+        refined = self._refine(work, guess, REFINE_STEPS, view)
         if refined is None:
             return None
-        return refined[0] / scale, lattice.quality(refined[1])
-
-    def quality(self, image: U8, corners: F64) -> float:
-        """The lattice quality of a grid (full-resolution corners) as it is, as :meth:`locate` scores grids."""
-        work, scale = self._work(image)
-        return lattice.quality(lattice.look(work, np.asarray(corners, np.float64) * scale, self.n, pad=1))
+        return refined[0] / scale, lattice.quality(view), lattice.quality(refined[1])
 
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
         """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
@@ -476,12 +473,18 @@ class Locator:
                 best, best_edges = again, edges
         return best
 
-    def _refine(self, image: U8, corners: F64, steps: Sequence[bool]) -> tuple[F64, lattice.LatticeView] | None:
+    def _refine(
+        self, image: U8, corners: F64, steps: Sequence[bool], view: lattice.LatticeView | None = None
+    ) -> tuple[F64, lattice.LatticeView] | None:
         """A guess aligned cell by cell (each step scale and shift, or affine), and the view of the result;
-        ``None`` when a step leaves the picture or the result is no camera's picture of a square board."""
+        ``None`` when a step leaves the picture or the result is no camera's picture of a square board.
+        ``view``: the guess's :func:`lattice.look` (one cell round it), when already made."""
         c = corners
         for affine in steps:
-            moved = lattice.realign(lattice.look(image, c, self.n, pad=1), affine)
+            if view is None:
+                view = lattice.look(image, c, self.n, pad=1)
+            moved = lattice.realign(view, affine)
+            view = None
             if not _plausible(moved, image.shape, self.n):
                 return None
             c = moved
