@@ -63,6 +63,8 @@ CAMERA_MOVED = 0.25
 STILL = 0.1
 # Cells from a grid held (see BoardReader._holds) within which a search's grid is taken to be the same board.
 HELD_REACH = 1.0
+# A search's grid of lower quality gives way to the calibration grid while the camera stays still (see locate).
+SEARCH_SURE = 0.5
 REGISTER_EVERY = 5  # frames, while the grid followed is lost (see BoardReader.locate)
 
 # Confidence needed to trust a cell, without and with a calibrated profile. The calibrated model, fitted
@@ -276,7 +278,11 @@ class BoardReader:
             # The lattice does not lock on where calibration saw the board (a full board from low down, a
             # hand), yet the search finds the board there: the lines placed that grid better than a search.
             return self._follow(self._calibration_grid(fit.quality, fit.score), registration, held)
-        if fit.quality >= 0.5:
+        if fit.quality < SEARCH_SURE and registered is not None and self._still(registration):
+            # The search only just takes its grid (a full board from low down locks on a cell or half a cell
+            # out as readily), and the picture round the board is where it was at calibration: so is the board.
+            return self._follow(self._calibration_grid(1.0, SEEN_ACCEPT), registration)
+        if fit.quality >= SEARCH_SURE:
             self._follow(fit, registration)
         # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
         # more often than not): its cells are not trusted, though it says where the board is.
@@ -299,8 +305,12 @@ class BoardReader:
         very pixels calibration read it on. On development game frames 0-339
         this left 50 fewer cells unknown (675 to 625) and none more wrong.
         """
+        return self.profile.seen_on_lines and self._still(registration)
+
+    def _still(self, registration: Registration | None) -> bool:
+        """Whether ``registration`` finds the picture round the calibration grid where it was then."""
         seen = self.profile.seen_corners
-        if not self.profile.seen_on_lines or registration is None or seen is None:
+        if registration is None or seen is None:
             return False
         return cells_apart(np.asarray(seen, np.float64), registration.corners, self.variant.size) < STILL
 
