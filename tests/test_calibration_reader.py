@@ -592,3 +592,17 @@ def test_a_search_that_only_just_takes_its_grid_gives_way_to_calibrations_while_
     with monkeypatch.context() as m:
         m.setattr(BoardReader, "_still", lambda self, registration: registration is not None)
         assert read_scene(297, nudge=NUDGE)["calibrated"]["wrong"] > 0
+
+
+def test_lines_that_would_move_the_grid_off_the_start_positions_balls_are_not_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scene 155, a black board straight down: the lines found round the outline's grid move it by a cell at its
+    # corners and keep its centre, and its centre cells then lie between the balls (1.2 cells out). The balls
+    # no longer read as balls there, so the lines are not taken.
+    from rolit.calibration import reader as reader_module
+
+    image, corners, n = start_scene(155)
+    assert grids_apart(calibrate(image, "quick6").seen_corners, corners, n) < 0.1
+    monkeypatch.setattr(reader_module, "BALLS_KEPT", 0.0)
+    assert grids_apart(calibrate(image, "quick6").seen_corners, corners, n) > 1.0
