@@ -771,10 +771,8 @@ def _on_grid_lines(
         # The start position's balls placed the centre: lines that move it are another row of them.
         log.info("calibration: the board's lines would move the grid's centre; not taken")
         return fit, features
-    moved = cells_apart(fit.corners, corners, n)
-    if moved > reach:
+    if cells_apart(fit.corners, corners, n) > reach:
         return fit, features
-    log.info("calibration: the grid moved onto the board's lines (%.2f cells)", moved)
     fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
     return fit, _features_on(image, fit, n)
 
@@ -831,10 +829,14 @@ def _calibrated(
     labels = _labels_of(start, n, rotation)
     _check_start(labels, probs, n, rotation)
     placed, placed_features = _on_grid_lines(image, n, fit, features, np.inf if corners is None else GIVEN_REACH)
-    lined = placed is not fit and (
-        cells_apart(fit.corners, placed.corners, n) <= BALLS_CHECKED
-        or _balls_kept(model, v, features, placed_features, labels)
-    )
+    lined = False
+    if placed is not fit:
+        moved = cells_apart(fit.corners, placed.corners, n)
+        lined = moved <= BALLS_CHECKED or _balls_kept(model, v, features, placed_features, labels)
+        if lined:
+            log.info("calibration: the grid moved onto the board's lines (%.2f cells)", moved)
+        else:
+            log.info("calibration: the board's lines would move the grid %.2f cells, off the balls; not taken", moved)
     if corners is None:
         # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
         fit, features = (placed, placed_features) if lined else _on_cups(image, n, fit, features)
