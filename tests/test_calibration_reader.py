@@ -178,17 +178,14 @@ def test_a_grid_found_a_cell_out_of_the_calibrations_is_moved_back_onto_it() -> 
 
 def test_cells_of_a_grid_a_search_only_just_took_are_not_trusted() -> None:
     # At 66 degrees a Junior board: the search's best grid is a row out and scores no better than the
-    # least it takes. The board is there, but reading those cells would read the frame as cups.
-    # Where a machine's search locks on better there (an AMD EPYC, AVX2: quality 0.25), its grid is taken as
-    # the least a search takes, as it was.
+    # least it takes (on an AMD EPYC with AVX2 it locks on at 0.25, so it is scored so here). The board is
+    # there, but reading those cells would read the frame as cups.
     from dataclasses import replace as with_quality
-
-    from rolit.vision.locate import Locator
 
     variant, board, params = unseen_scene(560)
     image, _ = render(board, params, variant=variant)
     reader = BoardReader(variant)
-    found = Locator(board.size).locate(image)
+    found = reader.locator.locate(image)
     assert found is not None
     reader.locator.locate = lambda image: with_quality(found, quality=0.0)  # type: ignore[method-assign]
     observed = reader.read(image)
