@@ -245,9 +245,12 @@ def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] 
     it whose top-left corner is at ``origin`` in the whole (the camera's axis
     goes through the whole picture's centre).
     """
-    move = np.array([[1.0, 0.0, origin[0]], [0.0, 1.0, origin[1]], [0.0, 0.0, 1.0]])
     try:
-        hb = np.linalg.inv(move) @ _lifted(move @ h, shape, BALL_CENTRE_HEIGHT)
+        if origin == (0.0, 0.0):
+            hb = _lifted(h, shape, BALL_CENTRE_HEIGHT)
+        else:
+            move = np.array([[1.0, 0.0, origin[0]], [0.0, 1.0, origin[1]], [0.0, 0.0, 1.0]])
+            hb = np.linalg.inv(move) @ _lifted(move @ h, shape, BALL_CENTRE_HEIGHT)
         mid = np.array([[n / 2.0, n / 2.0]])
         shift = _apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, mid))[0] - mid[0]
     except (np.linalg.LinAlgError, ValueError):

@@ -650,7 +650,7 @@ def _outline_misses(
     without outlines.
 
     With the picture's ``shape`` the board's outline as seen from the side counts too: from low down the
-    board's near side face shows below its top, and the outline found runs round both (see :func:`_silhouette`).
+    board's near side face shows below its top, and the outline found runs round both (see :func:`_silhouettes`).
     """
     if not len(outlines):
         return {}
@@ -658,35 +658,32 @@ def _outline_misses(
     pitch = float(np.mean(np.linalg.norm(np.diff(np.r_[corners, corners[:1]], axis=0), axis=1))) / n
     found = np.asarray(outlines, np.float64)  # (k, 4, 2)
     turns = np.stack([np.roll(found, -s, axis=1) for s in range(4)], axis=1)  # (k, 4 turns, 4, 2)
-    pose = Pose.from_homography(h, (int(shape[1]), int(shape[0]))) if shape is not None else None
-    miss: dict[tuple[int, int], float] = {}
-    for du, dv in slips:
-        best = np.inf
-        edges = []
-        for r in FRAME_RATIOS[:2]:
-            box = np.array([[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]]) + np.array([du, dv])
-            edges.append(apply_homography(h, box))
-            if pose is not None and r == FRAME_RATIOS[0]:
-                edges.append(_silhouette(pose, box))
-        for edge in edges:
-            far = np.max(np.linalg.norm(turns - edge[None, None], axis=3), axis=2)
-            best = min(best, float(np.min(far)) / pitch)
-        miss[(du, dv)] = best
-    return miss
+    # Every slip's edges at once (slips, edges, 4 corners, xy): the board's outline, its frame's inner edge and,
+    # with the picture's shape, the outline as seen from the side.
+    frames = np.array([[[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]] for r in FRAME_RATIOS[:2]])
+    boxes = frames[None] + np.asarray(slips, np.float64)[:, None, None, :]  # (slips, 2, 4, 2)
+    edges = apply_homography(h, boxes).reshape(len(slips), 2, 4, 2)
+    if shape is not None:
+        pose = Pose.from_homography(h, (int(shape[1]), int(shape[0])))
+        edges = np.concatenate([edges, _silhouettes(pose, boxes[:, 0])[:, None]], axis=1)
+    far = np.max(np.linalg.norm(turns[None, None] - edges[:, :, None, None], axis=-1), axis=-1)
+    nearest = far.reshape(len(slips), -1).min(axis=1) / pitch
+    return {slip: float(value) for slip, value in zip(slips, nearest, strict=True)}
 
 
 # The board's thickness in cells (a classic board: 14 mm at a 30 mm pitch).
 BOARD_THICKNESS = 14.0 / 30.0
 
 
-def _silhouette(pose: Pose, box: F64) -> F64:
-    """The picture of a board whose top face is ``box`` (grid coordinates) as its outline shows it: each corner
-    where the top face's is, or its bottom face's where that lies further out (the near side)."""
-    top = pose.project(np.c_[box, np.zeros(4)])
-    bottom = pose.project(np.c_[box, np.full(4, -BOARD_THICKNESS)])
-    middle = top.mean(axis=0)
-    out = np.linalg.norm(bottom - middle, axis=1) > np.linalg.norm(top - middle, axis=1)
-    return np.asarray(np.where(out[:, None], bottom, top), np.float64)
+def _silhouettes(pose: Pose, boxes: F64) -> F64:
+    """The pictures of boards whose top faces are ``boxes`` (each 4x2, grid coordinates) as their outlines show
+    them: each corner where the top face's is, or its bottom face's where that lies further out (the near side)."""
+    flat = boxes.reshape(-1, 2)
+    top = pose.project(np.c_[flat, np.zeros(len(flat))]).reshape(boxes.shape)
+    bottom = pose.project(np.c_[flat, np.full(len(flat), -BOARD_THICKNESS)]).reshape(boxes.shape)
+    middle = top.mean(axis=1, keepdims=True)
+    out = np.linalg.norm(bottom - middle, axis=2) > np.linalg.norm(top - middle, axis=2)
+    return np.asarray(np.where(out[..., None], bottom, top), np.float64)
 
 
 def _confirmed(outlines: Sequence[F64], corners: F64, n: int, shape: Sequence[int] | None = None) -> bool:

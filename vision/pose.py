@@ -78,7 +78,7 @@ class Pose:
         f_prior = (w / 2.0) / np.tan(np.radians(hfov_prior / 2.0))
         f = _focal(hp, f_prior)
         k = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
-        a = np.linalg.inv(np.diag([f, f, 1.0])) @ hp
+        a = hp * np.array([[1.0 / f], [1.0 / f], [1.0]])  # diag(f, f, 1)^-1 @ hp
         scale = 2.0 / (np.linalg.norm(a[:, 0]) + np.linalg.norm(a[:, 1]))
         r1, r2, t = a[:, 0] * scale, a[:, 1] * scale, a[:, 2] * scale
         if t[2] < 0:  # the board is in front of the camera
@@ -86,7 +86,7 @@ class Pose:
         r1 = r1 / np.linalg.norm(r1)
         r2 = r2 - r1 * (r1 @ r2)
         r2 = r2 / np.linalg.norm(r2)
-        r3 = np.cross(r1, r2)
+        r3 = np.array([r1[1] * r2[2] - r1[2] * r2[1], r1[2] * r2[0] - r1[0] * r2[2], r1[0] * r2[1] - r1[1] * r2[0]])
         if r3 @ t > 0:  # "up" points from the board towards the camera
             r3 = -r3
         try:
