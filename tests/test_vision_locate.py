@@ -389,3 +389,49 @@ def test_the_misfit_of_a_board_seen_by_a_camera_is_small_and_of_a_sheared_grid_l
     corners = np.asarray(truth.corners, np.float64)
     sheared = corners + np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0]]) * (corners[1, 0] - corners[0, 0])
     assert square_misfit(grid_homography(sheared, 8), (1280, 720)) > SQUARE_MISFIT
+
+
+def _outline_misses_one_by_one(outlines: list[np.ndarray], corners: np.ndarray, n: int, shape: tuple[int, int]) -> dict:
+    """The misses of every slip as the locator measured them before they were measured all at once: slip by
+    slip, edge by edge (the board's outline, its frame's inner edge, the outline seen from the side)."""
+    from rolit.vision.locate import BOARD_THICKNESS, FRAME_RATIOS, SLIPS
+
+    h = grid_homography(corners, n)
+    pitch = float(np.mean(np.linalg.norm(np.diff(np.r_[corners, corners[:1]], axis=0), axis=1))) / n
+    found = np.asarray(outlines, np.float64)
+    turns = np.stack([np.roll(found, -s, axis=1) for s in range(4)], axis=1)
+    pose = Pose.from_homography(h, (shape[1], shape[0]))
+    miss = {}
+    for du, dv in SLIPS:
+        edges = []
+        for r in FRAME_RATIOS[:2]:
+            box = np.array([[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]]) + np.array([du, dv])
+            edges.append(apply_homography(h, box))
+            if r == FRAME_RATIOS[0]:
+                top = pose.project(np.c_[box, np.zeros(4)])
+                bottom = pose.project(np.c_[box, np.full(4, -BOARD_THICKNESS)])
+                middle = top.mean(axis=0)
+                out = np.linalg.norm(bottom - middle, axis=1) > np.linalg.norm(top - middle, axis=1)
+                edges.append(np.where(out[:, None], bottom, top))
+        miss[(du, dv)] = min(
+            float(np.min(np.max(np.linalg.norm(turns - e[None, None], axis=3), axis=2))) / pitch for e in edges
+        )
+    return miss
+
+
+def test_every_slips_outline_misses_measured_at_once_are_those_measured_one_by_one() -> None:
+    from rolit.vision.locate import _outline_misses
+
+    rng = np.random.default_rng(3)
+    corners = np.array([[420.0, 180.0], [860.0, 200.0], [980.0, 600.0], [300.0, 580.0]])
+    # The frame's inner edge, found a few pixels out, and other outlines anywhere.
+    inner = apply_homography(
+        grid_homography(corners, 8), np.array([[-0.13, -0.13], [8.13, -0.13], [8.13, 8.13], [-0.13, 8.13]])
+    )
+    outlines = [inner + rng.normal(0, 3, (4, 2))] + [corners + rng.normal(0, 150, (4, 2)) for _ in range(6)]
+    at_once = _outline_misses(outlines, corners, 8, (720, 1280))
+    one_by_one = _outline_misses_one_by_one(outlines, corners, 8, (720, 1280))
+    assert at_once.keys() == one_by_one.keys()
+    assert all(abs(at_once[s] - one_by_one[s]) < 1e-9 for s in one_by_one)
+    # The nearest outline is the nearest at every slip: the grid's own edge for no slip, well away for others.
+    assert at_once[(0, 0)] < 0.5 * min(v for s, v in at_once.items() if s != (0, 0))
