@@ -50,6 +50,10 @@ RING_IN = 0.2  # and this far into the outer cells (their rims; a ball stands fu
 # degrees, gave 0.92-1.0, a hand over part of the ring rather less.
 ACCEPT = 0.9
 BALL_MARGIN = 1.2  # a ball's circle masked out, as a share of its radius (its shadow, a ball off centre)
+# A registration that moves the grid must correlate at least this much better than the pictures as they were.
+# On development scenes a bumped camera gained 0.03-0.06 and more; a hand over part of the ring, with the
+# camera still, 0.001-0.01 for a move of up to a cell.
+STILL_GAIN = 0.01
 MAX_MOVE = 2.0  # cells the grid may move (at its worst cell): further is a new search's job (the board was moved)
 ITERATIONS = 50
 
@@ -149,6 +153,7 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     local = (c - origin) * scale
     warp: Any = np.eye(3, dtype=np.float32)
     moved = c
+    still = _correlation(template, now, _ring_mask(c, n, view))
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
     # The mask applies to the frame, so it is drawn where the grid is thought to be: where it was, then
     # where the first pass put it (a bumped camera moved the outer balls too, into the ring as it was).
@@ -168,7 +173,20 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     if correlation < ACCEPT:
         log.debug("registration correlates %.2f only", correlation)
         return None
+    if correlation - still < STILL_GAIN:
+        # Moved, the pictures correlate hardly better than where they were: nothing moved but something over
+        # part of the ring (a hand), which a homography can take up by stretching the side it covers.
+        return Registration(c, float(still))
     return Registration(moved, float(correlation))
+
+
+def _correlation(template: npt.NDArray[np.float32], image: npt.NDArray[np.float32], mask: U8) -> float:
+    """The enhanced correlation of two pictures of the same size, as they are, over ``mask`` (-1 when it
+    cannot be measured)."""
+    try:
+        return float(cv2.computeECC(template, image, mask))
+    except cv2.error:
+        return -1.0
 
 
 def _ring(homography: F64, n: int) -> tuple[F64, F64]:
