@@ -13,7 +13,8 @@ against that profile.
 
 Either then fits its model on the readings and stores it beside them
 (``data/default_model.npz``, ``data/camera_model.npz``), which is what the
-reader loads; ``--fit-only`` fits again on the readings already there.
+reader loads; ``--fit-only`` fits again on the readings already there, and
+``--add`` (with ``--first-seed`` past the seeds already read) adds new readings to them.
 """
 
 from __future__ import annotations
@@ -139,6 +140,17 @@ def build_camera(seeds: range, output: Path, jobs: int = 2) -> Counter[str]:
     return _build(camera_scene, seeds, output, jobs)
 
 
+def add_readings(output: Path, new: Path) -> int:
+    """Append the readings in ``new`` to those in ``output`` (which keeps them; ``new`` is removed); returns
+    how many cells ``output`` then holds."""
+    with np.load(output) as old, np.load(new) as more:
+        x = np.vstack([old["X"], more["X"]]).astype(np.float32)
+        y = np.concatenate([old["Y"], more["Y"]]).astype(np.int8)
+    np.savez_compressed(output, X=x, Y=y)
+    new.unlink()
+    return len(y)
+
+
 DATA = Path(__file__).parent / "data"
 DEFAULT_OUTPUT = str(DATA / "default_cells.npz")
 # How each shipped model is fitted. Early stopping (on a tenth of the cells held out at random) stopped the
@@ -170,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--camera", action="store_true", help="build the calibrated model's data (camera_cells.npz)")
     parser.add_argument("--jobs", type=int, default=2, help="processes rendering at once")
     parser.add_argument("--fit-only", action="store_true", help="only fit the model again on the shipped readings")
+    parser.add_argument("--add", action="store_true", help="add the new readings to those in the output file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     name = "camera" if args.camera else "default"
@@ -181,12 +194,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         first = 20_000 if args.first_seed is None else args.first_seed
         camera_output = DATA / "camera_cells.npz"
         output = Path(args.output) if args.output != DEFAULT_OUTPUT else camera_output
-        counts = build_camera(range(first, first + args.scenes), output, args.jobs)
     else:
         first = 100 if args.first_seed is None else args.first_seed
         output = Path(args.output)
-        counts = build(range(first, first + args.scenes), output, args.jobs)
+    if args.add and not output.exists():
+        parser.error(f"--add: {output} does not exist")
+    built = output.with_name(output.stem + ".new.npz") if args.add else output
+    counts = (build_camera if args.camera else build)(range(first, first + args.scenes), built, args.jobs)
     print(f"{sum(counts.values())} cells in {time.perf_counter() - t0:.0f} s: {dict(counts)}")
+    if args.add:
+        print(f"{add_readings(output, built)} cells in {output}")
     if output.resolve() == (DATA / f"{name}_cells.npz").resolve():
         print(f"stored in {fit_shipped(name)}")
     return 0
