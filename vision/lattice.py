@@ -246,7 +246,7 @@ def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] 
     goes through the whole picture's centre).
     """
     try:
-        if origin == (0.0, 0.0):
+        if origin[0] == 0.0 and origin[1] == 0.0:  # the whole picture: no move to make
             hb = _lifted(h, shape, BALL_CENTRE_HEIGHT)
         else:
             move = np.array([[1.0, 0.0, origin[0]], [0.0, 1.0, origin[1]], [0.0, 0.0, 1.0]])
