@@ -153,15 +153,14 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     local = (c - origin) * scale
     warp: Any = np.eye(3, dtype=np.float32)
     moved = c
-    still = _correlation(template, now, _ring_mask(c, n, view))
+    first_mask = _ring_mask(c, n, view)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
     # The mask applies to the frame, so it is drawn where the grid is thought to be: where it was, then
     # where the first pass put it (a bumped camera moved the outer balls too, into the ring as it was).
-    for _ in range(2):
+    for again in (False, True):
+        mask = _ring_mask(moved, n, view) if again else first_mask
         try:
-            correlation, warp = cv2.findTransformECC(
-                template, now, warp, cv2.MOTION_HOMOGRAPHY, criteria, _ring_mask(moved, n, view), 5
-            )
+            correlation, warp = cv2.findTransformECC(template, now, warp, cv2.MOTION_HOMOGRAPHY, criteria, mask, 5)
         except cv2.error as exc:  # the iteration diverged, or the ring holds no texture at all
             log.debug("registration failed: %s", exc)
             return None
@@ -173,6 +172,7 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     if correlation < ACCEPT:
         log.debug("registration correlates %.2f only", correlation)
         return None
+    still = _correlation(template, now, first_mask)
     if correlation - still < STILL_GAIN:
         # Moved, the pictures correlate hardly better than where they were: nothing moved but something over
         # part of the ring (a hand), which a homography can take up by stretching the side it covers.
