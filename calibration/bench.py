@@ -27,6 +27,7 @@ from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.dataset import random_board, random_hand_over
 from rolit.vision.locate import apply_homography, grid_homography, grids_apart, order_corners
 from rolit.vision.synthetic.demo import DEMO_PARAMS
+from rolit.vision.synthetic.hand import Hand
 from rolit.vision.synthetic.params import BOARD_STYLES, RenderParams
 from rolit.vision.synthetic.renderer import GroundTruth, render
 
@@ -34,7 +35,7 @@ from .errors import CalibrationError
 from .profile import Profile
 from .reader import BoardReader, board_square, calibrate
 
-__all__ = ["bench_vision", "accuracy", "read_scene", "speed"]
+__all__ = ["bench_vision", "accuracy", "draw_scene", "read_scene", "speed"]
 
 U8 = npt.NDArray[np.uint8]
 TEST_SEED0 = 1_000_000  # training scenes use small seeds; these are never seen
@@ -137,6 +138,31 @@ def accuracy(
     return out
 
 
+def draw_scene(
+    k: int, size: tuple[int, int] = (1280, 720), hand_rate: float = 0.2, demo_camera: bool = False
+) -> tuple[str, Board, RenderParams, Hand | None, np.random.Generator]:
+    """Scene ``k`` as the bench draws it: its variant, board, render parameters and hand (or ``None``), and the
+    scene's generator as the draw leaves it (the corners given by hand are drawn from it next).
+
+    Tests and looks into one scene draw it here, so that they see what the bench reads.
+
+    >>> variant, board, params, hand, _ = draw_scene(0, hand_rate=1.0)
+    >>> variant == draw_scene(0)[0] and hand is not None and draw_scene(0, hand_rate=0.0)[3] is None
+    True
+    """
+    seed = TEST_SEED0 + k
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    variant = "quick6" if demo_camera else rng.choice(("classic", "classic", "quick6", "junior"))
+    board = random_board(rng, variant)
+    if demo_camera:
+        params = RenderParams(**{**DEMO_PARAMS.__dict__, "size": size, "scene_seed": seed})
+    else:
+        params = RenderParams.random(nrng, size=size, scene_seed=seed)
+    hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
+    return variant, board, params, hand, nrng
+
+
 def read_scene(
     k: int,
     size: tuple[int, int] = (1280, 720),
@@ -160,16 +186,7 @@ def read_scene(
     >>> scene["variant"], scene["hand"], scene["calibrated"]["exact"]
     ('quick6', False, True)
     """
-    seed = TEST_SEED0 + k
-    rng = random.Random(seed)
-    nrng = np.random.default_rng(seed)
-    variant = "quick6" if demo_camera else rng.choice(("classic", "classic", "quick6", "junior"))
-    board = random_board(rng, variant)
-    if demo_camera:
-        params = RenderParams(**{**DEMO_PARAMS.__dict__, "size": size, "scene_seed": seed})
-    else:
-        params = RenderParams.random(nrng, size=size, scene_seed=seed)
-    hand = random_hand_over(board.size, rng, nrng) if rng.random() < hand_rate else None
+    variant, board, params, hand, nrng = draw_scene(k, size, hand_rate, demo_camera)
     start_image, start_truth = render(Position.start(variant).board(), params, variant=variant)
     elevation = round(params.elevation, 1)  # the camera's at calibration
     if nudge is not None:

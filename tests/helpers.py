@@ -25,19 +25,10 @@ def position_with(turn: Colour, size: int = 8, variant: str | None = None, playe
 
 def unseen_scene(k: int) -> tuple[str, Board, Any]:
     """Scene ``k`` of the vision bench's unseen range (no hand): its variant, board and render parameters."""
-    import random
+    from rolit.calibration.bench import draw_scene
 
-    import numpy as np
-
-    from rolit.calibration.bench import TEST_SEED0
-    from rolit.vision.dataset import random_board
-    from rolit.vision.synthetic.params import RenderParams
-
-    seed = TEST_SEED0 + k
-    rng = random.Random(seed)
-    variant = rng.choice(("classic", "classic", "quick6", "junior"))
-    board = random_board(rng, variant)
-    return variant, board, RenderParams.random(np.random.default_rng(seed), size=(1280, 720), scene_seed=seed)
+    variant, board, params, _, _ = draw_scene(k)
+    return variant, board, params
 
 
 def bent(corners: Any, n: int, corner: int, cells: float) -> Any:

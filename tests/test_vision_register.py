@@ -110,19 +110,10 @@ def test_a_damaged_view_says_what_is_wrong(change: dict[str, Any], message: str)
 def _with_hand(k: int) -> tuple[Any, ...]:
     """Scene ``k``'s start position and its game under a hand, the camera still, as the bench renders them; and
     the true grid."""
-    import random
+    from rolit.calibration.bench import draw_scene
 
-    from rolit.calibration.bench import TEST_SEED0
-    from rolit.vision.dataset import random_board, random_hand_over
-    from rolit.vision.synthetic.params import RenderParams
-
-    seed = TEST_SEED0 + k
-    rng, nrng = random.Random(seed), np.random.default_rng(seed)
-    variant = rng.choice(("classic", "classic", "quick6", "junior"))
-    board = random_board(rng, variant)
-    params = RenderParams.random(nrng, size=(1280, 720), scene_seed=seed)
-    assert rng.random() < 0.2  # the bench puts a hand over this scene's board
-    hand = random_hand_over(board.size, rng, nrng)
+    variant, board, params, hand, _ = draw_scene(k)
+    assert hand is not None  # the bench puts a hand over this scene's board
     start, truth = render(Position.start(variant).board(), params, variant=variant)
     game, _ = render(board, params, variant=variant, hand=hand)
     return board.size, start, np.asarray(truth.corners), game, variant
