@@ -15,6 +15,9 @@ matter less; the plastic is read at the grid-line crossings, where no ball ever 
 
 from __future__ import annotations
 
+import functools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from .lattice import median
 from .locate import apply_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_TOP_HEIGHT, Pose
 
@@ -88,38 +92,58 @@ def _lab_at(image: U8, pts: F64, origin: tuple[int, int] = (0, 0)) -> F32:
     ix, iy = (fixed[:, 0] >> 5) + origin[0], (fixed[:, 1] >> 5) + origin[1]
     fx = ((fixed[:, 0] & (_TAB - 1)).astype(np.float32) * np.float32(1.0 / _TAB))[:, None]
     fy = ((fixed[:, 1] & (_TAB - 1)).astype(np.float32) * np.float32(1.0 / _TAB))[:, None]
-    xs = np.clip(np.c_[ix, ix + 1], 0, w - 1)
-    ys = np.clip(np.c_[iy, iy + 1], 0, h - 1)
-    quad = image[ys[:, :, None], xs[:, None, :]].reshape(-1, 4, 3)  # per point: (y0 x0, y0 x1, y1 x0, y1 x1)
-    lab = cv2.cvtColor(quad.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    xs = np.clip(np.stack((ix, ix + 1), axis=1), 0, w - 1)
+    ys = np.clip(np.stack((iy, iy + 1), axis=1), 0, h - 1)
+    # Per point: (y0 x0, y0 x1, y1 x0, y1 x1); taken by the pixels' flat indices, far faster than indexing by rows
+    # and columns.
+    if image.flags.c_contiguous:
+        quad = np.take(image.reshape(-1, 3), (ys[:, :, None] * w + xs[:, None, :]).ravel(), axis=0).reshape(-1, 4, 3)
+    else:
+        quad = image[ys[:, :, None], xs[:, None, :]].reshape(-1, 4, 3)
+    bgr = quad.astype(np.float32)
+    bgr /= 255.0
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)
     one = np.float32(1.0)
     top = lab[:, 0] * (one - fx) + lab[:, 1] * fx
     bottom = lab[:, 2] * (one - fx) + lab[:, 3] * fx
     return np.asarray(top * (one - fy) + bottom * fy, np.float32)
 
 
+@functools.lru_cache(maxsize=4)
+def _grid_points(n: int) -> tuple[F64, F64, F64, F64]:
+    """Grid points :func:`sample_cells` reads an n x n grid at (shared, not to be written to): the cells' centres
+    (row-major), their balls' tops and centres (u, v, height), and points a little inside each cell's corners."""
+    g = np.arange(n, dtype=np.float64) + 0.5
+    cu, cv_ = np.meshgrid(g, g)
+    cells = np.column_stack((cu.ravel(), cv_.ravel()))
+    count = len(cells)
+    tops3 = np.column_stack((cells, np.full(count, BALL_TOP_HEIGHT)))
+    centres3 = np.column_stack((cells, np.full(count, BALL_CENTRE_HEIGHT)))
+    k = np.concatenate((np.arange(n) + 0.14, np.arange(1, n + 1) - 0.14))
+    xu, xv = np.meshgrid(k, k)
+    plastic = np.column_stack((xu.ravel(), xv.ravel()))
+    for a in (cells, tops3, centres3, plastic):
+        a.flags.writeable = False
+    return cells, tops3, centres3, plastic
+
+
 def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     """Read every cell of the grid ``homography`` maps (grid coordinates -> image pixels)."""
     size = (image.shape[1], image.shape[0])
     pose = Pose.from_homography(homography, size)
-    g = np.arange(n, dtype=np.float64) + 0.5
-    cu, cv_ = np.meshgrid(g, g)
-    cells = np.c_[cu.ravel(), cv_.ravel()]
+    cells, tops3, centres3, plastic_cells = _grid_points(n)
     count = len(cells)
-    tops3 = np.c_[cells, np.full(count, BALL_TOP_HEIGHT)]
     # Where the up colour shows best: the top, or from low down a point leaning towards the camera.
     tops = pose.project(pose.visible_tops(cells))
-    centres = pose.project(np.c_[cells, np.full(count, BALL_CENTRE_HEIGHT)])
+    centres = pose.project(centres3)
     radius = pose.ball_radius_px(tops3)
-    k = np.r_[np.arange(n) + 0.14, np.arange(1, n + 1) - 0.14]
-    xu, xv = np.meshgrid(k, k)
-    plastic_pts = apply_homography(homography, np.c_[xu.ravel(), xv.ravel()])
+    plastic_pts = apply_homography(homography, plastic_cells)
     cup = apply_homography(homography, cells)
     # Readings are rounded as seen from the corner of the board's part of the frame.
     pad = 2.0 * float(radius.max()) + 4.0
     everything = np.vstack([tops, centres, cup, plastic_pts])
     x0, y0 = (max(0, int(v)) for v in everything.min(axis=0) - pad)
-    plastic = np.median(_lab_at(image, plastic_pts, (x0, y0)), axis=0).astype(np.float32)
+    plastic = median(_lab_at(image, plastic_pts, (x0, y0)), axis=0).astype(np.float32)
     # The top disc: a third of the ball's apparent radius, round the top.
     disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2)
     ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2)
@@ -128,6 +152,30 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     ring_lab = lab[len(disc) : len(disc) + len(ring)].reshape(count, len(_RING), 3)
     cup_lab = lab[len(disc) + len(ring) :]
     return CellSamples(tops, top_lab, cup_lab, ring_lab, plastic)
+
+
+def _percentiles(values: F64, qs: Sequence[float]) -> list[F64]:
+    """``np.percentile(values, q, axis=1)`` (linear interpolation; no NaN among the values) for each ``q``, the
+    same numbers from one partition of the values: np.percentile partitions them again for each ``q``, and its
+    calls cost far more than the sorting on these small arrays.
+
+    >>> x = np.random.default_rng(0).normal(size=(5, 24))
+    >>> all(np.array_equal(p, np.percentile(x, q, axis=1)) for p, q in zip(_percentiles(x, (25, 75)), (25, 75)))
+    True
+    """
+    last = values.shape[1] - 1
+    spots = []
+    for q in qs:
+        virtual = last * (q / 100)  # where the percentile falls among the sorted values, as np.percentile has it
+        below = min(math.floor(virtual), last)
+        spots.append((virtual - below, below, min(below + 1, last)))
+    part = np.partition(values, sorted({i for _, below, above in spots for i in (below, above)}), axis=1)
+    out = []
+    for t, below, above in spots:
+        a, b = part[:, below], part[:, above]
+        # np.percentile's interpolation: from whichever of the two values is nearer.
+        out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return out
 
 
 def features_from_lab(samples: CellSamples, transform: F64 | None = None) -> F64:
@@ -145,18 +193,19 @@ def features_from_lab(samples: CellSamples, transform: F64 | None = None) -> F64
     cup = fix(samples.cup)
     ring = fix(samples.ring)
     plastic = fix(samples.plastic.reshape(1, 3))[0]
-    med = np.median(top, axis=1)
+    med = median(top, axis=1)
     chroma_all = np.hypot(top[..., 1], top[..., 2])
+    l_q25, l_q75 = _percentiles(top[..., 0], (25.0, 75.0))
+    (chroma_q75,) = _percentiles(chroma_all, (75.0,))
     chroma = np.hypot(med[:, 1], med[:, 2])
     hue = np.arctan2(med[:, 2], med[:, 1])
     p_chroma = float(np.hypot(plastic[1], plastic[2]))
-    ring_med = np.median(ring, axis=1)
+    ring_med = median(ring, axis=1)
     cols = [
         med[:, 0], med[:, 1], med[:, 2],
         med[:, 0] - plastic[0], med[:, 1] - plastic[1], med[:, 2] - plastic[2],
         chroma, np.cos(hue), np.sin(hue),
-        np.percentile(top[..., 0], 25, axis=1), np.percentile(top[..., 0], 75, axis=1),
-        np.percentile(chroma_all, 75, axis=1),
+        l_q25, l_q75, chroma_q75,
         cup[:, 0] - plastic[0], np.hypot(cup[:, 1], cup[:, 2]) - p_chroma,
         np.full(len(med), plastic[0]), np.full(len(med), plastic[1]), np.full(len(med), plastic[2]),
         ring_med[:, 0] - plastic[0], np.hypot(ring_med[:, 1], ring_med[:, 2]) - p_chroma,

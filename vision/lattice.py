@@ -27,6 +27,7 @@ Grid coordinates are those of :mod:`.locate`: ``(u, v)``, 0..n across the grid.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 from threadpoolctl import ThreadpoolController
 
-from .pose import BALL_CENTRE_HEIGHT, Pose
+from .pose import BALL_CENTRE_HEIGHT, _inverse, lifted_homography
 
 __all__ = [
     "LatticeView",
@@ -196,11 +197,29 @@ def _lab(view: npt.NDArray[Any]) -> F32:
     return np.asarray(lab, np.float32).reshape(view.shape)
 
 
+def median(values: npt.NDArray[Any], axis: int | None = None) -> Any:
+    """``np.median`` of an array with no NaN in it (the same values, of the same type: an array, or with no
+    ``axis`` a scalar), by one partition: ``np.median`` costs several times as much on the small arrays here.
+
+    >>> a = np.array([[3.0, 1.0], [2.0, 5.0], [4.0, 0.5], [1.5, 2.5]], np.float32)
+    >>> bool(np.array_equal(median(a, 0), np.median(a, 0)) and median(a) == np.median(a))
+    True
+    """
+    if axis is None:
+        values, axis = values.ravel(), 0
+    half = values.shape[axis] // 2
+    if values.shape[axis] % 2:
+        return np.take(np.partition(values, half, axis=axis), half, axis=axis)
+    part = np.partition(values, (half - 1, half), axis=axis)
+    # The mean of the middle two, as np.median takes it (their sum halved, in the array's own type).
+    return (np.take(part, half - 1, axis=axis) + np.take(part, half, axis=axis)) / 2
+
+
 def plastic_colour(view: F32, n: int, pad: int = PAD, px: int = PX) -> F64:
     """The plastic's Lab colour: the median a little inside each cell's corners (clear of cups and lines)."""
     near = round(0.14 * px)
     k = np.concatenate((np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1)) + pad * px
-    return np.asarray(np.median(view[k][:, k].reshape(-1, 3), axis=0), np.float64)
+    return np.asarray(median(view[k][:, k].reshape(-1, 3), axis=0), np.float64)
 
 
 def content_map(view: F32, plastic: F64, px: int = PX) -> tuple[F32, F32]:
@@ -213,22 +232,45 @@ def content_map(view: F32, plastic: F64, px: int = PX) -> tuple[F32, F32]:
     blurred = cv2.GaussianBlur(view, (0, 0), px * 0.12)
     p = plastic.astype(np.float32)
     lightness, a, b = cv2.split(blurred)
+    # The arithmetic is done in place where it can be (each new image-sized array costs more than its sums):
+    # content = log(sqrt(dl^2 + 2 (da^2 + db^2)) / 3 + 1).
     dl, da, db = lightness - p[0], a - p[1], b - p[2]
-    content = cv2.log(cv2.sqrt(dl * dl + 2.0 * (da * da + db * db)) * np.float32(1.0 / 3.0) + np.float32(1.0))
-    shade = np.clip(lightness * np.float32(1.0 / max(float(p[0]), 1.0)), 0.2, 1.0)
-    oa, ob = a - p[1] * shade, b - p[2] * shade
+    da *= da
+    db *= db
+    da += db
+    da *= 2.0
+    dist = dl * dl
+    dist += da
+    content = cv2.sqrt(dist)
+    content *= np.float32(1.0 / 3.0)
+    content += np.float32(1.0)
+    content = cv2.log(content)
+    # Ball-like: x = clip((max(|(a, b) - plastic's (a, b) * shade|, 1.5 dl) - lo) / (hi - lo), 0, 1), smoothed.
+    shade = lightness * np.float32(1.0 / max(float(p[0]), 1.0))
+    np.clip(shade, 0.2, 1.0, out=shade)
+    oa, ob = shade * p[1], shade * p[2]
+    np.subtract(a, oa, out=oa)
+    np.subtract(b, ob, out=ob)
+    oa *= oa
+    ob *= ob
+    oa += ob
+    x = cv2.sqrt(oa)
+    dl *= 1.5
+    np.maximum(x, dl, out=x)
     lo, hi = BALL_COLOUR
-    x = np.clip((np.maximum(cv2.sqrt(oa * oa + ob * ob), 1.5 * dl) - lo) * np.float32(1.0 / (hi - lo)), 0.0, 1.0)
-    return content, (x * x * (3.0 - 2.0 * x)).astype(np.float32)
+    x -= lo
+    x *= np.float32(1.0 / (hi - lo))
+    np.clip(x, 0.0, 1.0, out=x)
+    smooth = x * -2.0  # x * x * (3 - 2 x)
+    smooth += 3.0
+    x *= x
+    x *= smooth
+    return content, x
 
 
 def _lifted(h: F64, shape: tuple[int, ...], height: float) -> F64:
     """The homography of the plane ``height`` cells above the grid's, from the camera pose behind ``h``."""
-    pose = Pose.from_homography(h, (int(shape[1]), int(shape[0])))
-    k, r, t = pose.K, pose.R, pose.t
-    on_plane = k @ np.column_stack([r[:, 0], r[:, 1], t])
-    raised = k @ np.column_stack([r[:, 0], r[:, 1], t + r[:, 2] * height])
-    return np.asarray(raised @ np.linalg.inv(on_plane) @ h, np.float64)
+    return lifted_homography(h, (int(shape[1]), int(shape[0])), height)
 
 
 def lifted(corners: F64, n: int, shape: tuple[int, ...], height: float) -> F64:
@@ -251,11 +293,23 @@ def _raised(h: F64, shape: tuple[int, ...], n: int, origin: tuple[float, float] 
         else:
             move = np.array([[1.0, 0.0, origin[0]], [0.0, 1.0, origin[1]], [0.0, 0.0, 1.0]])
             hb = np.linalg.inv(move) @ _lifted(move @ h, shape, BALL_CENTRE_HEIGHT)
-        mid = np.array([[n / 2.0, n / 2.0]])
-        shift = _apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, mid))[0] - mid[0]
-    except (np.linalg.LinAlgError, ValueError):
+        # How far the middle of the grid moves, seen on the balls' plane (on plain floats: numpy's calls on a
+        # 3x3 cost more than the sums).
+        back = _inverse(h.tolist())
+        if back is None:
+            return None
+        mid = n / 2.0
+        x, y = _map_point(back, *_map_point(hb.tolist(), mid, mid))
+    except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
         return None
-    return hb if PARALLAX_MIN < float(np.hypot(*shift)) < PARALLAX_MAX else None
+    return hb if PARALLAX_MIN < math.hypot(x - mid, y - mid) < PARALLAX_MAX else None
+
+
+def _map_point(h: Sequence[Sequence[float]], x: float, y: float) -> tuple[float, float]:
+    """One point mapped by a homography (a 3x3 of floats)."""
+    (a, b, c), (d, e, f), (g, i, j) = h
+    w = g * x + i * y + j
+    return (a * x + b * y + c) / w, (d * x + e * y + f) / w
 
 
 def grid_homography(corners: npt.ArrayLike, n: int) -> F64:
@@ -265,7 +319,11 @@ def grid_homography(corners: npt.ArrayLike, n: int) -> F64:
 
 
 def _apply(h: F64, pts: F64) -> F64:
-    q = np.column_stack((pts, np.ones(len(pts)))) @ h.T  # (np.c_ costs more than the product)
+    # Homogeneous points filled in place (np.c_ and np.column_stack cost more than the product).
+    p = np.empty((len(pts), 3))
+    p[:, :2] = pts
+    p[:, 2] = 1.0
+    q = p @ h.T
     return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
 
 
@@ -300,7 +358,7 @@ def look(
     # Balls stand only on the grid; a ring of cells beyond it is treated alike too, for line_evidence
     # (a grid a cell out has balls there). Further out the board's plane view stays as it is.
     ring = slice((pad - 1) * px, (pad + n + 1) * px) if pad >= 1 else slice(0, n * px)
-    content[ring, ring] = content[ring, ring] * (1.0 - ball[ring, ring]) + (raised * raised_ball)[ring, ring]
+    content[ring, ring] = content[ring, ring] * (1.0 - ball[ring, ring]) + raised[ring, ring] * raised_ball[ring, ring]
     cells = _centres(n)
     shift = (_apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, cells)) - cells).reshape(n, n, 2)
     inner = raised_ball[pad * px : (pad + n) * px, pad * px : (pad + n) * px].reshape(n, px, n, px)
@@ -316,7 +374,7 @@ def _middle_shade(view: F32, plastic: F64, n: int, pad: int, px: int) -> tuple[f
     plain = np.hypot(middles[:, 1] - plastic[1], middles[:, 2] - plastic[2]) < PLAIN_CHROMA
     if not plain.any():
         return 0.0, 0.0
-    return float(np.median(middles[plain, 0]) - plastic[0]), float(plain.mean())
+    return float(median(middles[plain, 0]) - plastic[0]), float(plain.mean())
 
 
 def inverted(view: LatticeView) -> bool:
@@ -362,11 +420,13 @@ def _hidden(view: LatticeView) -> F64:
         if step == 0:
             continue
         # The cell in front is one step against the parallax: balls appear shifted away from the camera.
-        front = np.roll(view.balls, step, axis=axis)
-        if step > 0:
-            front[(slice(None), slice(0, 1)) if axis == 1 else (slice(0, 1), slice(None))] = 0.0
+        # (The balls moved one cell along the axis, none coming in at the edge: np.roll costs more.)
+        ahead, behind = (slice(1, None), slice(None, -1)) if step > 0 else (slice(None, -1), slice(1, None))
+        front = np.zeros_like(view.balls)
+        if axis == 1:
+            front[:, ahead] = view.balls[:, behind]
         else:
-            front[(slice(None), slice(-1, None)) if axis == 1 else (slice(-1, None), slice(None))] = 0.0
+            front[ahead, :] = view.balls[behind, :]
         out += w * front
     return np.asarray(np.clip(out, 0.0, 1.0), np.float64)
 
@@ -406,6 +466,14 @@ def _designs(n: int) -> tuple[F64, tuple[F64, F64]]:
     return np.column_stack([one, x, y]), (np.column_stack([one, x]), np.column_stack([one, y]))
 
 
+@functools.lru_cache(maxsize=4)
+def _ridge(k: int) -> F64:
+    """What holds :func:`_fit` with ``k`` unknowns a little towards no change (shared, not to be written to)."""
+    ridge = np.eye(k) * 1e-6
+    ridge.flags.writeable = False
+    return ridge
+
+
 def _fit(n: int, du: F64, dv: F64, wu: F64, wv: F64, affine: bool) -> F64:
     """The grid-to-grid map that moves each cell centre by its offset (least squares, weighted).
 
@@ -416,7 +484,8 @@ def _fit(n: int, du: F64, dv: F64, wu: F64, wv: F64, affine: bool) -> F64:
     for axis, d, w in ((0, du.ravel(), wu.ravel()), (1, dv.ravel(), wv.ravel())):
         a = design if affine else own[axis]
         # The weighted normal equations, held a little towards no change.
-        coef = np.linalg.solve((a.T * w) @ a + np.eye(a.shape[1]) * 1e-6, (a.T * w) @ d)
+        aw = a.T * w
+        coef = np.linalg.solve(aw @ a + _ridge(a.shape[1]), aw @ d)
         if not affine:
             coef = np.array([coef[0], coef[1], 0.0]) if axis == 0 else np.array([coef[0], 0.0, coef[1]])
         rows.append(coef)
@@ -435,8 +504,8 @@ def _votes(view: LatticeView) -> tuple[F64, F64, F64, F64]:
     # Every cell one vote, more or less sure: clear content counts up to about
     # twice the typical, faint content (a cup under dim light) still counts.
     wu, wv = np.abs(cu), np.abs(cv)
-    wu = wu / (wu + float(np.median(wu)) + 1e-9)
-    wv = wv / (wv + float(np.median(wv)) + 1e-9)
+    wu = wu / (wu + float(median(wu)) + 1e-9)
+    wv = wv / (wv + float(median(wv)) + 1e-9)
     return du, dv, wu, wv
 
 
@@ -502,7 +571,7 @@ def _weighted_homography(src: F64, dst: F64, weight: F64) -> F64:
         np.column_stack([-x, -y, -one, zero, zero, zero, u * x, u * y, u]),
         np.column_stack([zero, zero, zero, -x, -y, -one, v * x, v * y, v]),
     ]) * np.sqrt(np.concatenate([weight, weight]))[:, None]  # fmt: skip
-    h = np.linalg.svd(rows)[2][-1].reshape(3, 3)
+    h = np.linalg.svd(rows, full_matrices=False)[2][-1].reshape(3, 3)  # (the full U is large, and unused)
     return np.asarray(h / h[2, 2], np.float64)
 
 
@@ -530,13 +599,22 @@ def lock(view: LatticeView) -> tuple[float, float]:
     px = view.px
     s = view.pad * px
     inner = view.content[s : s + n * px, s : s + n * px]
-    x = (np.arange(n * px) + 0.5) / px - 0.5
-    wave = np.exp(-2j * np.pi * x)
+    wave = _cell_wave(n, px)
     strength = []
     for profile in (inner.mean(axis=0), inner.mean(axis=1)):
         p = profile - profile.mean()
         strength.append(float(np.real(np.dot(p, wave))) / len(p) / (float(np.std(p)) + 1e-6))
     return locked, min(strength)
+
+
+@functools.lru_cache(maxsize=8)
+def _cell_wave(n: int, px: int) -> C128:
+    """One cycle per cell across the grid, in phase with the cells' centres (for :func:`lock`; shared, not to be
+    written to)."""
+    x = (np.arange(n * px) + 0.5) / px - 0.5
+    wave = np.asarray(np.exp(-2j * np.pi * x), np.complex128)
+    wave.flags.writeable = False
+    return wave
 
 
 def line_evidence(view: LatticeView) -> tuple[F64, F64]:
@@ -590,16 +668,14 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
             warped[count + int(lifted.sum())] = _warp(image, hb, n, 0, px)
             lifted[i] = True
     lab = _lab(warped[: count + int(lifted.sum())])
-    views = lab[:count]
-    raised = np.empty_like(views)
-    raised[lifted] = lab[count:]
+    views, raised = lab[:count], lab[count:]  # raised: those of the lifted guesses, in order
     # The plastic: the median a little inside each cell's corners.
     near = round(0.14 * px)
-    k = np.r_[np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1]
-    plastic = np.median(views[:, k][:, :, k].reshape(count, -1, 3), axis=1).astype(np.float32)
+    k = np.concatenate((np.arange(n) * px + near, np.arange(1, n + 1) * px - near - 1))
+    plastic = median(views[:, k][:, :, k].reshape(count, -1, 3), axis=1).astype(np.float32)
     content, ball = _content_many(views, plastic)
     if lifted.any():
-        top, top_ball = _content_many(raised[lifted], plastic[lifted])
+        top, top_ball = _content_many(raised, plastic[lifted])
         content[lifted] = content[lifted] * (1.0 - ball[lifted]) + top * top_ball
     # Offsets of each cell's content (the grid's edge left out, as in cell_phases).
     edge = round(EDGE_CLEAR * px)
@@ -609,12 +685,12 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
     norm = _waves(px)[2]
     coefs = _window_coefficients(masked, px, n)
     agree = np.ones((count, n * n), bool)
-    g = np.arange(n) + 0.5 - n / 2.0
+    design = _designs(n)[0]  # its columns 1 and 2: the cells' centres along u and v, from the grid's middle
     for coef, along in ((coefs[0] / norm, 1), (coefs[1] / norm, 0)):
         d = (-np.angle(coef) / (2 * np.pi)).reshape(count, -1)
         w = np.abs(coef).reshape(count, -1)
-        w = w / (w + np.median(w, axis=1, keepdims=True) + 1e-9)
-        x = np.broadcast_to(np.meshgrid(g, g)[1 - along].ravel(), d.shape)
+        w = w / (w + median(w, axis=1)[:, None] + 1e-9)
+        x = np.broadcast_to(design[:, 2 - along], d.shape)
         # Weighted least squares of offset on position (a shift and a scale), per guess.
         sw, sx, sxx = w.sum(1) + 1e-3, (w * x).sum(1), (w * x * x).sum(1) + 1e-3
         sd, sxd = (w * d).sum(1), (w * x * d).sum(1)
@@ -636,17 +712,39 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
 
 def _content_many(views: F32, plastic: F32) -> tuple[F32, F32]:
     """:func:`content_map` of a stack of views (no blur: they come from a level of the right scale)."""
-    diff = views - plastic[:, None, None, :]
-    dist = np.sqrt(diff[..., 0] ** 2 + 2.0 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
-    content = np.log1p(dist / 3.0).astype(np.float32)
-    shade = np.clip(views[..., 0] / np.maximum(plastic[:, None, None, 0], 1.0), 0.2, 1.0)
-    other = np.sqrt(
-        (views[..., 1] - plastic[:, None, None, 1] * shade) ** 2
-        + (views[..., 2] - plastic[:, None, None, 2] * shade) ** 2
-    )
+    # Each channel a contiguous plane, and the arithmetic in place where it can be, as in content_map.
+    lightness, a, b = (np.ascontiguousarray(c) for c in np.moveaxis(views, -1, 0))
+    p = plastic.T[:, :, None, None]
+    dl, da, db = lightness - p[0], a - p[1], b - p[2]
+    da *= da
+    db *= db
+    da += db
+    da *= 2.0
+    dist = np.square(dl)
+    dist += da
+    content = np.sqrt(dist, out=dist)
+    content /= 3.0
+    np.log1p(content, out=content)
+    shade = lightness / np.maximum(p[0], 1.0)
+    np.clip(shade, 0.2, 1.0, out=shade)
+    oa, ob = p[1] * shade, p[2] * shade
+    np.subtract(a, oa, out=oa)
+    np.subtract(b, ob, out=ob)
+    oa *= oa
+    ob *= ob
+    oa += ob
+    x = np.sqrt(oa, out=oa)
+    dl *= 1.5
+    np.maximum(x, dl, out=x)
     lo, hi = BALL_COLOUR
-    x = np.clip((np.maximum(other, 1.5 * diff[..., 0]) - lo) / (hi - lo), 0.0, 1.0)
-    return content, (x * x * (3.0 - 2.0 * x)).astype(np.float32)
+    x -= lo
+    x /= hi - lo
+    np.clip(x, 0.0, 1.0, out=x)
+    smooth = x * -2.0  # x * x * (3 - 2 x)
+    smooth += 3.0
+    x *= x
+    x *= smooth
+    return content, x
 
 
 @functools.lru_cache(maxsize=16)

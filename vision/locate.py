@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,18 +98,24 @@ OUTLINE_RIVAL = 0.8  # a grid elsewhere scoring this share of the best one's mak
 
 def order_corners(points: npt.ArrayLike) -> F64:
     """Four points ordered clockwise in the image, starting nearest the top-left."""
-    pts = np.asarray(points, np.float64).reshape(4, 2)
-    centre = pts.mean(axis=0)
-    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
-    pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down)
-    start = int(np.argmin(pts[:, 0] + pts[:, 1]))
-    return np.roll(pts, -start, axis=0)
+    # On plain floats: four points are far fewer sums than numpy's calls would cost.
+    pts = np.asarray(points, np.float64).reshape(4, 2).tolist()
+    cx = (pts[0][0] + pts[1][0] + pts[2][0] + pts[3][0]) / 4
+    cy = (pts[0][1] + pts[1][1] + pts[2][1] + pts[3][1]) / 4
+    angles = [math.atan2(y - cy, x - cx) for x, y in pts]
+    pts = [pts[i] for i in sorted(range(4), key=angles.__getitem__)]  # clockwise in image coordinates (y down)
+    start = min(range(4), key=lambda i: pts[i][0] + pts[i][1])
+    return np.array(pts[start:] + pts[:start], np.float64)
 
 
 def apply_homography(h: npt.ArrayLike, pts: npt.ArrayLike) -> F64:
     """Points mapped by a homography."""
     p = np.asarray(pts, np.float64).reshape(-1, 2)
-    q = np.column_stack((p, np.ones(len(p)))) @ np.asarray(h, np.float64).T
+    # Homogeneous points filled in place (np.column_stack costs more than the product).
+    ph = np.empty((len(p), 3))
+    ph[:, :2] = p
+    ph[:, 2] = 1.0
+    q = ph @ np.asarray(h, np.float64).T
     return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
 
 
@@ -618,7 +625,7 @@ def _relative_lines(view: lattice.LatticeView) -> list[F64 | None]:
     own lines); ``None`` for an axis along which the grid's lines show nothing."""
     out: list[F64 | None] = []
     for line in lattice.line_evidence(view):
-        typical = float(np.median(line[1:-1]))
+        typical = float(lattice.median(line[1:-1]))
         out.append(line / typical if typical > 1e-6 else None)
     return out
 
@@ -655,9 +662,9 @@ def _outline_misses(
     if not len(outlines):
         return {}
     h = grid_homography(corners, n)
-    pitch = float(np.mean(np.linalg.norm(np.diff(np.r_[corners, corners[:1]], axis=0), axis=1))) / n
+    pitch = float(np.mean(np.linalg.norm(np.diff(np.concatenate((corners, corners[:1])), axis=0), axis=1))) / n
     found = np.asarray(outlines, np.float64)  # (k, 4, 2)
-    turns = np.stack([np.roll(found, -s, axis=1) for s in range(4)], axis=1)  # (k, 4 turns, 4, 2)
+    turns = found[:, _TURNS]  # (k, 4 turns, 4, 2): each outline starting at each of its corners
     # Every slip's edges at once (slips, edges, 4 corners, xy): the board's outline, its frame's inner edge and,
     # with the picture's shape, the outline as seen from the side.
     frames = np.array([[[-r, -r], [n + r, -r], [n + r, n + r], [-r, n + r]] for r in FRAME_RATIOS[:2]])
@@ -671,6 +678,9 @@ def _outline_misses(
     return {slip: float(value) for slip, value in zip(slips, nearest, strict=True)}
 
 
+# Each turn of four corners (listed from each of them in turn): np.roll of the corners by each step back.
+_TURNS = np.array([[(s + j) % 4 for j in range(4)] for s in range(4)])
+
 # The board's thickness in cells (a classic board: 14 mm at a 30 mm pitch).
 BOARD_THICKNESS = 14.0 / 30.0
 
@@ -678,9 +688,12 @@ BOARD_THICKNESS = 14.0 / 30.0
 def _silhouettes(pose: Pose, boxes: F64) -> F64:
     """The pictures of boards whose top faces are ``boxes`` (each 4x2, grid coordinates) as their outlines show
     them: each corner where the top face's is, or its bottom face's where that lies further out (the near side)."""
-    flat = boxes.reshape(-1, 2)
-    top = pose.project(np.c_[flat, np.zeros(len(flat))]).reshape(boxes.shape)
-    bottom = pose.project(np.c_[flat, np.full(len(flat), -BOARD_THICKNESS)]).reshape(boxes.shape)
+    corners = boxes.reshape(-1, 2)
+    flat = np.zeros((len(corners), 3))  # the corners at the board's top, then (below) at its bottom
+    flat[:, :2] = corners
+    top = pose.project(flat).reshape(boxes.shape)
+    flat[:, 2] = -BOARD_THICKNESS
+    bottom = pose.project(flat).reshape(boxes.shape)
     middle = top.mean(axis=1, keepdims=True)
     out = np.linalg.norm(bottom - middle, axis=2) > np.linalg.norm(top - middle, axis=2)
     return np.asarray(np.where(out[..., None], bottom, top), np.float64)
@@ -703,12 +716,9 @@ def _plausible(corners: F64, shape: Sequence[int], n: int) -> bool:
     if area < (2.5 * n) ** 2 or area > 4.0 * w * h:
         return False
     margin = 0.25 * max(w, h)
-    return bool(
-        np.all(c[:, 0] > -margin)
-        and np.all(c[:, 0] < w + margin)
-        and np.all(c[:, 1] > -margin)
-        and np.all(c[:, 1] < h + margin)
-    )
+    # The corners (float32) against the frame's bounds, as float32 too; on plain floats, which are faster here.
+    x0, x1, y0, y1 = (float(np.float32(v)) for v in (-margin, w + margin, -margin, h + margin))
+    return all(x0 < x < x1 and y0 < y < y1 for x, y in c.reshape(-1, 2).tolist())
 
 
 def _usable(guesses: Sequence[F64], shape: Sequence[int], n: int) -> list[F64]:
@@ -757,19 +767,29 @@ def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:
 
 def _crossing(p: F64, d: F64, q: F64, e: F64) -> F64 | None:
     """Where the lines p + s d and q + t e cross (``None`` if nearly parallel)."""
+    crossing = _crossing_xy(tuple(p.tolist()), tuple(d.tolist()), tuple(q.tolist()), tuple(e.tolist()))
+    return None if crossing is None else np.array(crossing, np.float64)
+
+
+def _crossing_xy(
+    p: tuple[float, float], d: tuple[float, float], q: tuple[float, float], e: tuple[float, float]
+) -> tuple[float, float] | None:
+    """:func:`_crossing` on plain floats (numpy's calls on 2-vectors cost far more than the sums)."""
     det = d[0] * -e[1] + e[0] * d[1]
-    if abs(det) < 1e-9 * float(np.linalg.norm(d) * np.linalg.norm(e)) or abs(det) < 1e-12:
+    lengths = math.sqrt(d[0] * d[0] + d[1] * d[1]) * math.sqrt(e[0] * e[0] + e[1] * e[1])
+    if abs(det) < 1e-9 * lengths or abs(det) < 1e-12:
         return None
     s = ((q[0] - p[0]) * -e[1] + e[0] * (q[1] - p[1])) / det
-    return np.asarray(p + s * d, np.float64)
+    return p[0] + s * d[0], p[1] + s * d[1]
 
 
 def _quad_from_lines(lines: list[tuple[F64, F64]]) -> F64 | None:
     """The quadrilateral whose sides lie on four lines (point, direction) in order round it."""
+    xy = [(tuple(p.tolist()), tuple(d.tolist())) for p, d in lines]
     corners = []
     for i in range(4):
-        (p, d), (q, e) = lines[i - 1], lines[i]
-        x = _crossing(p, d, q, e)
+        (p, d), (q, e) = xy[i - 1], xy[i]
+        x = _crossing_xy(p, d, q, e)
         if x is None:
             return None
         corners.append(x)
@@ -790,39 +810,38 @@ def _longest_sides(polygon: F64) -> F64 | None:
 def _fit_sides(points: F64, quad: F64) -> F64 | None:
     """``quad`` with each side fitted again (robustly) to the contour points along it; ``None`` if that fails."""
     # The contour is a polygon (only its turning points kept): fill in its straight runs.
-    nxt = np.roll(points, -1, axis=0)
+    nxt = np.concatenate((points[1:], points[:1]))  # each point's next (np.roll costs more)
     steps = np.maximum(1, (np.linalg.norm(nxt - points, axis=1) / 3.0).astype(int))
     seg = np.repeat(np.arange(len(points)), steps)
     frac = (np.arange(len(seg)) - np.repeat(np.cumsum(steps) - steps, steps)) / np.repeat(steps, steps)
     dense = points[seg] + (nxt[seg] - points[seg]) * frac[:, None]
     # All four sides at once (their fits are independent; each numpy call costs more than its sums).
-    a, b = quad, np.roll(quad, -1, axis=0)
+    a, b = quad, np.concatenate((quad[1:], quad[:1]))
     length = np.linalg.norm(b - a, axis=1)
     if float(length.min()) < 8:
         return None
     p, d = a.copy(), (b - a) / length[:, None]
+    x, y = np.ascontiguousarray(dense[:, 0]), np.ascontiguousarray(dense[:, 1])
+    start, end = 0.1 * length[:, None], 0.9 * length[:, None]
     # Trimmed least squares: the band round each side narrows, so a bump drops out.
     for tol in (0.08, 0.04, 0.02):
-        normal = np.c_[-d[:, 1], d[:, 0]]
-        rel = dense[None, :, :] - p[:, None, :]  # (side, point, xy)
-        along = np.einsum("spk,sk->sp", rel, d)
-        across = np.einsum("spk,sk->sp", rel, normal)
+        # Each point's offset from each side's point, along the side and across it (side, point).
+        rx, ry = x[None, :] - p[:, 0, None], y[None, :] - p[:, 1, None]
+        along = rx * d[:, 0, None] + ry * d[:, 1, None]
+        across = rx * -d[:, 1, None] + ry * d[:, 0, None]
         band = tol * length[:, None]
-        near = (np.abs(across) < band) & (along > 0.1 * length[:, None]) & (along < 0.9 * length[:, None])
+        near = (np.abs(across) < band) & (along > start) & (along < end)
         count = near.sum(axis=1)
         if int(count.min()) < 10:
             return None
         w = near.astype(np.float64)
         mean = (w @ dense) / count[:, None]
-        c = dense[None, :, :] - mean[:, None, :]
-        sxx, syy, sxy = (
-            (w * c[..., 0] * c[..., 0]).sum(1),
-            (w * c[..., 1] * c[..., 1]).sum(1),
-            (w * c[..., 0] * c[..., 1]).sum(1),
-        )
+        cx, cy = x[None, :] - mean[:, 0, None], y[None, :] - mean[:, 1, None]
+        wx, wy = w * cx, w * cy
+        sxx, syy, sxy = (wx * cx).sum(1), (wy * cy).sum(1), (wx * cy).sum(1)
         # The principal axis of the points (the larger eigenvalue's eigenvector of their scatter), pointing a to b.
         angle = 0.5 * np.arctan2(2.0 * sxy, sxx - syy)
-        d = np.c_[np.cos(angle), np.sin(angle)]
+        d = np.stack((np.cos(angle), np.sin(angle)), axis=1)
         d = np.where((np.einsum("sk,sk->s", d, b - a) >= 0)[:, None], d, -d)
         p = mean + d * np.einsum("sk,sk->s", a - mean, d)[:, None]  # each line's point level with its corner a
     lines = [(p[i], d[i]) for i in range(4)]
