@@ -38,7 +38,7 @@ from rolit.vision.locate import (
 )
 from rolit.vision.markers import find_marker_corners
 from rolit.vision.observation import Observation
-from rolit.vision.perspective import on_cups
+from rolit.vision.perspective import on_cup_template, on_cups
 from rolit.vision.register import ReferenceView, Registration, register
 
 from .camera_model import camera_features, camera_model
@@ -752,6 +752,24 @@ def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F
     return placed, _features_on(image, placed, n)
 
 
+def _on_cup_template(
+    image: U8, n: int, fit: GridFit, features: F64, empty: npt.NDArray[np.bool_]
+) -> tuple[GridFit, F64]:
+    """The grid and its cells' features, refined so that the ``empty`` cells' cups all sit alike in their cells
+    (see :func:`rolit.vision.perspective.on_cup_template`); as they are when that does not place it surely.
+
+    The lattice's alignment, and the cups' homography after it, follow where
+    each cup's shading sits, which light and a low view move off its centre
+    alike in every cup, and then some more in the far rows.
+    """
+    corners = on_cup_template(image, fit.corners, n, empty)
+    if corners is None:
+        return fit, features
+    log.info("calibration: the grid moved %.2f cells onto the cups' mean", cells_apart(fit.corners, corners, n))
+    placed = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+    return placed, _features_on(image, placed, n)
+
+
 def _on_grid_lines(
     image: U8, n: int, fit: GridFit, features: F64, reach: float = np.inf
 ) -> tuple[GridFit, F64]:
@@ -841,6 +859,8 @@ def _calibrated(
     if corners is None:
         # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
         fit, features = (placed, placed_features) if lined else _on_cups(image, n, fit, features)
+        if not lined:
+            fit, features = _on_cup_template(image, n, fit, features, (labels == EMPTY).reshape(n, n))
     elif lined:
         # Corners given by hand too, judged as given (above): the profile keeps them as moved.
         fit, features, corners = placed, placed_features, placed.corners.tolist()

@@ -8,7 +8,7 @@ import pytest
 from rolit.vision import lattice, perspective
 from rolit.vision.locate import cells_apart
 
-from helpers import bent, start_scene, unseen_scene
+from helpers import bent, grids_apart, start_scene, unseen_scene
 
 
 @pytest.mark.parametrize("k", [65, 192])  # start positions on boards with cups and no printed lines
@@ -44,4 +44,45 @@ def test_calibration_places_its_grid_on_the_cups_where_no_lines_show(monkeypatch
     profile = calibrate(image, variant)
     assert not profile.seen_on_lines and cells_apart(truth, np.asarray(profile.seen_corners), n) < 0.1
     monkeypatch.setattr(reader, "on_cups", lambda image, corners, n: None)
+    # The cups' mean (see on_cup_template) places it then too; without either it stays out.
+    assert cells_apart(truth, np.asarray(calibrate(image, variant).seen_corners), n) < 0.1
+    monkeypatch.setattr(reader, "on_cup_template", lambda image, corners, n, empty: None)
     assert cells_apart(truth, np.asarray(calibrate(image, variant).seen_corners), n) > 0.15
+
+
+@pytest.mark.parametrize("k", [7, 20])  # grey and cream boards, no printed lines, cups that show well
+def test_the_cups_mean_takes_out_the_bias_the_lattice_follows(k: int) -> None:
+    # From the true grid the lattice's homography drifts: it follows where each cup's shading sits, which the
+    # light and a low view move off the cup's centre (a far row most). Each cup against their mean stays put.
+    image, truth, n = start_scene(k)
+    empty = np.ones((n, n), bool)
+    empty[n // 2 - 1 : n // 2 + 1, n // 2 - 1 : n // 2 + 1] = False  # the start position's balls
+    drifted, refined = truth, truth
+    for _ in range(3):
+        drifted = lattice.realign_projective(lattice.look(image, drifted, n))
+        placed = perspective._template_fit(image, refined, n, empty)
+        assert placed is not None
+        refined = placed
+    assert cells_apart(truth, drifted, n) > 0.12
+    assert cells_apart(truth, refined, n) < 0.06
+
+
+def test_calibration_refines_its_grid_on_the_cups_mean(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scene 5 (a grey board): the lattice put the grid 0.34 cells out at a corner; its cups' homography would move
+    # it further than on_cups allows (0.3 cells), and from there the cups' mean places it.
+    from rolit.calibration import calibrate, reader
+
+    image, truth, n = start_scene(5)
+    variant = unseen_scene(5)[0]
+    profile = calibrate(image, variant)
+    assert not profile.seen_on_lines and grids_apart(truth, np.asarray(profile.seen_corners), n) < 0.08
+    monkeypatch.setattr(reader, "on_cup_template", lambda image, corners, n, empty: None)
+    assert grids_apart(truth, np.asarray(calibrate(image, variant).seen_corners), n) > 0.25
+
+
+def test_the_cups_mean_refuses_cups_that_do_not_show() -> None:
+    image, truth, n = start_scene(3)  # a black board: its cups hardly show
+    empty = np.ones((n, n), bool)
+    assert perspective.on_cup_template(image, truth, n, empty) is None
+    blank = np.full((720, 1280, 3), 128, np.uint8)
+    assert perspective.on_cup_template(blank, truth, n, empty) is None
