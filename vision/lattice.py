@@ -52,6 +52,7 @@ __all__ = [
     "line_evidence",
     "look",
     "lock",
+    "offsets_homography",
     "realign",
     "shifted",
     "survey",
@@ -540,13 +541,20 @@ def realign_projective(view: LatticeView) -> F64:
     weight = np.minimum(wu, wv).ravel()
     if view.balls is not None:
         weight = weight * (1.0 - np.clip(view.balls.ravel(), 0.0, 1.0))
+    return _moved_corners(view, offsets_homography(n, np.stack([du, dv], axis=-1), weight, 0.1))
+
+
+def offsets_homography(n: int, offsets: F64, weight: F64, tolerance: float) -> F64:
+    """The homography of the grid (grid to grid) that moves each cell's centre by its offset (rows, columns, then
+    u and v; cells) as nearly as it can, weighted (one weight a cell, row-major); cells further from the fit
+    than ``tolerance`` cells count less, the further the less (fitted three times)."""
     grid = _centres(n)
-    moved = grid + np.column_stack([du.ravel(), dv.ravel()])
+    moved = grid + offsets.reshape(-1, 2)
     fit = _weighted_homography(grid, moved, weight)
     for _ in range(2):
         far = np.linalg.norm(_apply(fit, grid) - moved, axis=1)
-        fit = _weighted_homography(grid, moved, weight / np.maximum(1.0, far / 0.1))
-    return _moved_corners(view, fit)
+        fit = _weighted_homography(grid, moved, weight / np.maximum(1.0, far / tolerance))
+    return fit
 
 
 def _moved_corners(view: LatticeView, fit: F64) -> F64:

@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import lattice
-from .locate import cells_apart
+from .locate import apply_homography, cells_apart
 
 __all__ = ["REACH", "SURE", "on_cup_template", "on_cups"]
 
@@ -146,15 +146,9 @@ def _template_fit(image: npt.NDArray[Any], corners: F64, n: int, empty: npt.NDAr
     """The grid moved by the homography that best takes each empty cup onto the mean cup's place (weighted by how
     well each matches it; cups far from the fit count less)."""
     offsets, match = cup_offsets(image, corners, n, empty)
-    grid = lattice._centres(n)
-    moved = grid + offsets.reshape(-1, 2)
-    weight = match.ravel()
-    fit = lattice._weighted_homography(grid, moved, weight)
-    for _ in range(2):
-        far = np.linalg.norm(lattice._apply(fit, grid) - moved, axis=1)
-        fit = lattice._weighted_homography(grid, moved, weight / np.maximum(1.0, far / 0.05))
+    fit = lattice.offsets_homography(n, offsets, match.ravel(), 0.05)
     box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
-    placed = lattice._apply(lattice.grid_homography(corners, n) @ fit, box)
+    placed = apply_homography(lattice.grid_homography(corners, n) @ fit, box)
     return placed if np.all(np.isfinite(placed)) else None
 
 
