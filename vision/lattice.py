@@ -233,40 +233,54 @@ def content_map(view: F32, plastic: F64, px: int = PX) -> tuple[F32, F32]:
     blurred = cv2.GaussianBlur(view, (0, 0), px * 0.12)
     p = plastic.astype(np.float32)
     lightness, a, b = cv2.split(blurred)
-    # The arithmetic is done in place where it can be (each new image-sized array costs more than its sums):
-    # content = log(sqrt(dl^2 + 2 (da^2 + db^2)) / 3 + 1).
+    # content = log(sqrt(dl^2 + 2 (da^2 + db^2)) / 3 + 1)
     dl, da, db = lightness - p[0], a - p[1], b - p[2]
+    content = np.asarray(cv2.sqrt(_colour_distance_sq(dl, da, db)), np.float32)
+    content *= np.float32(1.0 / 3.0)
+    content += np.float32(1.0)
+    content = np.asarray(cv2.log(content), np.float32)
+    shade = lightness * np.float32(1.0 / max(float(p[0]), 1.0))
+    return content, _ball_likeness(a, b, dl, shade, p[1], p[2])
+
+
+def _colour_distance_sq(dl: F32, da: F32, db: F32) -> F32:
+    """``dl^2 + 2 (da^2 + db^2)``: how far from the plastic's colour (Lab differences), squared; ``da`` and ``db``
+    are overwritten. The arithmetic is in place (each new image-sized array costs more than its sums)."""
     da *= da
     db *= db
     da += db
     da *= 2.0
-    dist = dl * dl
+    dist = np.square(dl)
     dist += da
-    content = cv2.sqrt(dist)
-    content *= np.float32(1.0 / 3.0)
-    content += np.float32(1.0)
-    content = cv2.log(content)
-    # Ball-like: x = clip((max(|(a, b) - plastic's (a, b) * shade|, 1.5 dl) - lo) / (hi - lo), 0, 1), smoothed.
-    shade = lightness * np.float32(1.0 / max(float(p[0]), 1.0))
+    return dist
+
+
+def _ball_likeness(a: F32, b: F32, dl: F32, shade: F32, plastic_a: Any, plastic_b: Any) -> F32:
+    """How much each pixel looks like a ball rather than a cup (0..1, smoothed): its colour against the plastic's
+    in the same shade (``shade``: its lightness over the plastic's, clipped here to 0.2..1), or its lightness
+    above the plastic's (``dl``). ``dl`` and ``shade`` are overwritten; in place, as :func:`_colour_distance_sq`.
+
+    x = clip((max(|(a, b) - plastic's (a, b) * shade|, 1.5 dl) - lo) / (hi - lo), 0, 1), then x^2 (3 - 2 x).
+    """
     np.clip(shade, 0.2, 1.0, out=shade)
-    oa, ob = shade * p[1], shade * p[2]
+    oa, ob = shade * plastic_a, shade * plastic_b
     np.subtract(a, oa, out=oa)
     np.subtract(b, ob, out=ob)
     oa *= oa
     ob *= ob
     oa += ob
-    x = cv2.sqrt(oa)
+    x = np.sqrt(oa, out=oa)
     dl *= 1.5
     np.maximum(x, dl, out=x)
     lo, hi = BALL_COLOUR
     x -= lo
-    x *= np.float32(1.0 / (hi - lo))
+    x /= hi - lo
     np.clip(x, 0.0, 1.0, out=x)
-    smooth = x * -2.0  # x * x * (3 - 2 x)
+    smooth = x * -2.0
     smooth += 3.0
     x *= x
     x *= smooth
-    return content, x
+    return np.asarray(x, np.float32)
 
 
 def _lifted(h: F64, shape: tuple[int, ...], height: float) -> F64:
@@ -720,39 +734,14 @@ def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, 
 
 def _content_many(views: F32, plastic: F32) -> tuple[F32, F32]:
     """:func:`content_map` of a stack of views (no blur: they come from a level of the right scale)."""
-    # Each channel a contiguous plane, and the arithmetic in place where it can be, as in content_map.
-    lightness, a, b = (np.ascontiguousarray(c) for c in np.moveaxis(views, -1, 0))
+    lightness, a, b = (np.ascontiguousarray(c) for c in np.moveaxis(views, -1, 0))  # each channel a plane
     p = plastic.T[:, :, None, None]
     dl, da, db = lightness - p[0], a - p[1], b - p[2]
-    da *= da
-    db *= db
-    da += db
-    da *= 2.0
-    dist = np.square(dl)
-    dist += da
-    content = np.sqrt(dist, out=dist)
+    content = np.sqrt(_colour_distance_sq(dl, da, db))
     content /= 3.0
     np.log1p(content, out=content)
     shade = lightness / np.maximum(p[0], 1.0)
-    np.clip(shade, 0.2, 1.0, out=shade)
-    oa, ob = p[1] * shade, p[2] * shade
-    np.subtract(a, oa, out=oa)
-    np.subtract(b, ob, out=ob)
-    oa *= oa
-    ob *= ob
-    oa += ob
-    x = np.sqrt(oa, out=oa)
-    dl *= 1.5
-    np.maximum(x, dl, out=x)
-    lo, hi = BALL_COLOUR
-    x -= lo
-    x /= hi - lo
-    np.clip(x, 0.0, 1.0, out=x)
-    smooth = x * -2.0  # x * x * (3 - 2 x)
-    smooth += 3.0
-    x *= x
-    x *= smooth
-    return content, x
+    return content, _ball_likeness(a, b, dl, shade, p[1], p[2])
 
 
 @functools.lru_cache(maxsize=16)

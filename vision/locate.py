@@ -765,16 +765,11 @@ def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:
     return out
 
 
-def _crossing(p: F64, d: F64, q: F64, e: F64) -> F64 | None:
-    """Where the lines p + s d and q + t e cross (``None`` if nearly parallel)."""
-    crossing = _crossing_xy(tuple(p.tolist()), tuple(d.tolist()), tuple(q.tolist()), tuple(e.tolist()))
-    return None if crossing is None else np.array(crossing, np.float64)
-
-
-def _crossing_xy(
+def _crossing(
     p: tuple[float, float], d: tuple[float, float], q: tuple[float, float], e: tuple[float, float]
 ) -> tuple[float, float] | None:
-    """:func:`_crossing` on plain floats (numpy's calls on 2-vectors cost far more than the sums)."""
+    """Where the lines p + s d and q + t e cross (``None`` if nearly parallel); on plain floats (numpy's calls on
+    2-vectors cost far more than the sums)."""
     det = d[0] * -e[1] + e[0] * d[1]
     lengths = math.sqrt(d[0] * d[0] + d[1] * d[1]) * math.sqrt(e[0] * e[0] + e[1] * e[1])
     if abs(det) < 1e-9 * lengths or abs(det) < 1e-12:
@@ -789,7 +784,7 @@ def _quad_from_lines(lines: list[tuple[F64, F64]]) -> F64 | None:
     corners = []
     for i in range(4):
         (p, d), (q, e) = xy[i - 1], xy[i]
-        x = _crossing_xy(p, d, q, e)
+        x = _crossing(p, d, q, e)
         if x is None:
             return None
         corners.append(x)

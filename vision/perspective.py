@@ -178,7 +178,9 @@ def on_cup_template(image: npt.NDArray[Any], corners: F64, n: int, empty: npt.ND
         refined: F64 | None = grid
         try:
             for _ in range(TEMPLATE_LOOKS):
-                refined = _template_fit(image, refined, n, empty) if refined is not None else None
+                if refined is None:
+                    break
+                refined = _template_fit(image, refined, n, empty)
         except np.linalg.LinAlgError:
             refined = None
         if refined is None or cells_apart(start, refined, n) >= TEMPLATE_REACH:
