@@ -61,6 +61,12 @@ SEEN_ACCEPT = 0.5
 CAMERA_MOVED = 0.25
 # Cells it may move with the camera still where it was at calibration (see BoardReader._holds).
 STILL = 0.1
+# Once the camera moved, a grid the lines placed is held where registration carries it unless the lattice locks on
+# at least this surely. Registration compares the board's frame and the table round it, which lie at two heights:
+# on 13 development game frames the camera nudged, it put the grid 0.02-0.34 cells out, and the lattice 0.06-0.36;
+# the lattice was nearer on 4 of the 5 frames it locked on at 0.5 or more, registration on 5 of the other 8 (the
+# lattice on one).
+LATTICE_SURE = 0.5
 # Cells from a grid held (see BoardReader._holds) within which a search's grid is taken to be the same board.
 HELD_REACH = 1.0
 # A search's grid of lower quality gives way to the calibration grid while the camera stays still (see locate).
@@ -187,6 +193,8 @@ class BoardReader:
         self._weak = 0
         # The grid followed is calibration's own, held while the camera stays still (see _holds).
         self._held = False
+        # Frames in a row the lattice put a held grid elsewhere (see _held_moved).
+        self._disputed = 0
         self._manual: F64 | None = (
             np.asarray(self.profile.corners, np.float64) if self.profile.corners is not None else None
         )
@@ -237,18 +245,22 @@ class BoardReader:
         if self._manual is not None:
             return self._as_calibrated(GridFit(self._manual, grid_homography(self._manual, n), 1.0, 1.0))
         anchor = self._anchor
+        registration: Registration | None = None
         if anchor is not None:
             tracked = self.locator.track(image, anchor.corners)
             if tracked is not None and tracked.score >= 0.6 * anchor.score:
                 self._weak = 0
-                if self._held and cells_apart(tracked.corners, anchor.corners, n) < CAMERA_MOVED:
-                    # The lattice's alignment wobbles round the grid the lines placed; it is not followed
-                    # unless it moves as far as a bumped camera would.
+                if not self._held:
+                    if tracked.score >= anchor.score * 0.9:
+                        self._anchor = GridFit(tracked.corners, tracked.homography, anchor.quality, anchor.score)
+                    return tracked
+                moved, registration = self._held_moved(image, tracked, anchor)
+                if not moved:
+                    # The lattice's alignment wobbles round the grid the lines placed; it is not followed.
                     return GridFit(anchor.corners, anchor.homography, tracked.quality, tracked.score)
-                self._held = False
-                if tracked.score >= anchor.score * 0.9:
-                    self._anchor = GridFit(tracked.corners, tracked.homography, anchor.quality, anchor.score)
-                return tracked
+                self._anchor, self._held = None, False
+                anchor = None
+        if anchor is not None:
             self._weak += 1
             # A hand may stay over the board for many frames: the picture round it is looked at on the first
             # such frame (when a bump shows) and every REGISTER_EVERY after, not on each.
@@ -259,10 +271,9 @@ class BoardReader:
             # Looked wrong for long enough, or the picture round the board moved (a bumped camera):
             # the grid followed so far no longer holds.
             self._anchor = None
-        else:
+        elif registration is None:
             registration = self._register(image)
-        held = self._holds(registration)
-        seen, registered = self._seen_grid(image, registration, held)
+        seen, registered, held = self._seen_grid(image, registration)
         if seen is not None:
             return self._follow(seen, registration, held)
         fit = self.locator.locate(image)
@@ -278,7 +289,7 @@ class BoardReader:
         if held and registered is not None and cells_apart(fit.corners, registered.corners, n) < HELD_REACH:
             # The lattice does not lock on where calibration saw the board (a full board from low down, a
             # hand), yet the search finds the board there: the lines placed that grid better than a search.
-            return self._follow(self._calibration_grid(fit.quality, fit.score), registration, held)
+            return self._follow(self._held_grid(registration, fit.quality, fit.score), registration, held)
         if fit.quality < SEARCH_SURE and registered is not None and self._still(registration):
             # The search only just takes its grid (a full board from low down locks on a cell or half a cell
             # out as readily), and the picture round the board is where it was at calibration: so is the board.
@@ -294,7 +305,28 @@ class BoardReader:
         """Follow ``fit`` from the next frame on, taken up where ``registration`` put the calibration grid
         (``held``: ``fit`` is that grid, held while the camera stays still)."""
         self._anchor, self._weak, self._registration, self._held = fit, 0, registration, held
+        self._disputed = 0
         return fit
+
+    def _held_moved(self, image: U8, tracked: GridFit, anchor: GridFit) -> tuple[bool, Registration | None]:
+        """Whether the camera moved, the held grid ``anchor`` with it, now that the lattice's alignment
+        ``tracked`` puts the board elsewhere; and the registration that says so (``None``: none looked at).
+
+        A bumped camera moves the lattice by a quarter of a cell or more
+        (:data:`CAMERA_MOVED`), but so does the lattice of a full board from
+        low down, drifting off a grid the lines placed and registration
+        carried onto the frame to a few hundredths. The picture round the
+        board tells them apart; it is looked at on the first frame the lattice
+        moves that far, and every :data:`REGISTER_EVERY` after while it stays.
+        """
+        if cells_apart(tracked.corners, anchor.corners, self.variant.size) < CAMERA_MOVED:
+            self._disputed = 0
+            return False, None
+        self._disputed += 1
+        if self._disputed % REGISTER_EVERY != 1:
+            return False, None
+        registration = self._register(image)
+        return registration is None or self._camera_moved(registration), registration
 
     def _holds(self, registration: Registration | None) -> bool:
         """Whether the grid seen at calibration is read on as it is, not aligned again: the board's printed
@@ -306,7 +338,7 @@ class BoardReader:
         very pixels calibration read it on. On development game frames 0-339
         this left 50 fewer cells unknown (675 to 625) and none more wrong.
         """
-        return self.profile.seen_on_lines and self._still(registration)
+        return self.profile.seen_on_lines and registration is not None
 
     def _still(self, registration: Registration | None) -> bool:
         """Whether ``registration`` finds the picture round the calibration grid where it was then."""
@@ -314,6 +346,13 @@ class BoardReader:
         if registration is None or seen is None:
             return False
         return cells_apart(np.asarray(seen, np.float64), registration.corners, self.variant.size) < STILL
+
+    def _held_grid(self, registration: Registration | None, quality: float, score: float) -> GridFit:
+        """The grid held: calibration's own while the camera is still, else where ``registration`` puts it."""
+        if registration is None or self._still(registration):
+            return self._calibration_grid(quality, score)
+        corners = registration.corners
+        return GridFit(corners, grid_homography(corners, self.variant.size), quality, score)
 
     def _calibration_grid(self, quality: float, score: float) -> GridFit:
         """The grid seen at calibration, as it is, scored as given."""
@@ -342,11 +381,11 @@ class BoardReader:
         return cells_apart(np.asarray(before, np.float64), registration.corners, self.variant.size) > CAMERA_MOVED
 
     def _seen_grid(
-        self, image: U8, registration: Registration | None, held: bool
-    ) -> tuple[GridFit | None, GridFit | None]:
-        """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on
-        (``held``, see :meth:`_holds`: as it is), and (second) where the picture round it, as registered,
-        says it is (``None``: not clearly there, or not a calibrated reader).
+        self, image: U8, registration: Registration | None
+    ) -> tuple[GridFit | None, GridFit | None, bool]:
+        """The grid seen at calibration, where it is in ``image``: aligned on the lattice when it locks on, or
+        held as it is (see :meth:`_holds`); (second) where the picture round it, as registered, says it is
+        (``None``: not clearly there, or not a calibrated reader); and (third) whether the grid is held.
 
         The camera rarely moves during a game, so the board is first looked for
         where it was at calibration, moved as the picture round it moved since
@@ -355,22 +394,26 @@ class BoardReader:
         the board is searched for, as calibration's own grid may be a little
         skewed; the registered grid is kept for when the search finds nothing
         (on a black board whose cups do not show, it often finds nothing).
+        Once the camera moved, a grid the lines placed is held where
+        registration carries it unless the lattice locks on surely there
+        (:data:`LATTICE_SURE`).
         """
         n = self.variant.size
+        held = self._holds(registration)
         if not self.profile.calibrated or self.profile.seen_corners is None:
-            return None, None
+            return None, None, held
         seen = np.asarray(self.profile.seen_corners, np.float64)
         start = registration.corners if registration is not None else seen
         tracked = self.locator.track(image, start)
         if tracked is not None and tracked.score >= SEEN_ACCEPT:
-            if held:
-                return self._calibration_grid(tracked.quality, tracked.score), None
-            return tracked, None
+            if held and (tracked.quality < LATTICE_SURE or self._still(registration)):
+                return self._held_grid(registration, tracked.quality, tracked.score), None, True
+            return tracked, None, False
         if registration is None:
-            return None, None
+            return None, None, held
         # Scored as if it just locked on, so that following it needs a lattice that shows (a faint one
         # could drift frame by frame); until then it is kept, and after WEAK_FRAMES registered again.
-        return None, GridFit(start, grid_homography(start, n), 1.0, SEEN_ACCEPT)
+        return None, GridFit(start, grid_homography(start, n), 1.0, SEEN_ACCEPT), held
 
     def readings(self, image: U8) -> tuple[GridFit, CellSamples, F64, bool] | None:
         """Find the grid and read every cell: the fit, the samples, their features, and whether the board moved.

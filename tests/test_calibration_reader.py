@@ -536,11 +536,39 @@ def test_a_grid_the_boards_lines_placed_is_read_on_as_it_is_while_the_camera_sta
     bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
                      roll=params.roll + NUDGE[2])
     game, truth = render(board, bumped, variant=variant)
-    for _ in range(3):
+    for _ in range(3):  # the lattice barely locks on (0.31): held where registration carries it, 0.34 cells out
         observed = reader.read(game)
         assert observed.board is not None and observed.corners is not None
-        assert _cells_out(observed.corners, truth.corners, board.size) < 0.3
+        assert _cells_out(observed.corners, truth.corners, board.size) < 0.36
+        # One cell wrong here (none when the lattice was followed, 0.29 cells out): the price of holding
+        # registration's grid, which on development nudged frames 0-339 read 3 cells fewer wrong in all.
+        assert _score(observed.board, observed.corners, truth, profile.rotation)["wrong"] <= 1
+
+
+def test_a_bumped_camera_reads_on_the_lines_grid_where_registration_puts_it() -> None:
+    # Scene 122, a junior board on a white table from 33 degrees: the lines place calibration's grid 0.01 cells
+    # from the truth. After a bump, registration carries it onto the game frame within 0.03 cells; aligned again
+    # on that frame's cups and balls (the lattice barely locks on) it went 0.36 cells out, and 2 cells were wrong.
+    from dataclasses import replace
+
+    from rolit.calibration.bench import NUDGE, _score
+
+    variant, board, params = unseen_scene(122)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(start, variant)
+    assert profile.seen_on_lines
+    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
+                     roll=params.roll + NUDGE[2])
+    game, truth = render(board, bumped, variant=variant)
+    n = board.size
+    reader = BoardReader(variant, profile=profile)
+    for _ in range(3):  # found where registration puts it, then held
+        observed = reader.read(game)
+        assert observed.board is not None and observed.corners is not None
+        assert grids_apart(observed.corners, truth.corners, n) < 0.05
         assert _score(observed.board, observed.corners, truth, profile.rotation)["wrong"] == 0
+    aligned = BoardReader(variant, profile=replace(profile, seen_on_lines=False)).read(game)
+    assert aligned.corners is not None and grids_apart(aligned.corners, truth.corners, n) > 0.25
 
 
 def test_a_board_searched_for_where_the_lines_placed_its_grid_is_read_on_that_grid() -> None:
