@@ -10,21 +10,21 @@ ball, the board points that no ball's outline can cover from this camera
 (the pose behind the grid; balls of the cells not read empty, a little grown)
 are read, and where most of them are far from the plastic's colour and near
 the cell's own top colour, the cell is under something larger than a ball.
-Such a cell, and every cell of the same colour joined to it, is covered
-(see :func:`covered_cells`): a hand reaches further than the cells it
-clearly covers.
+Such a cell is covered (see :func:`covered_cells`), and where two or more
+are, so is every ball cell of their colour joined to them (:func:`spread`):
+a hand reaches further than the cells it clearly covers.
 
 Seen from low down the balls in front cover most of a crowded board's
 plastic, so a cell needs a few such points, most of them like its top, far
 from the plastic's colour and much nearer the top's, before it counts: on
 development game frames 0-339 this found the two scenes where a sleeve was
-read as balls and no cell of a board without a hand.
+read as balls, no cell of a board without a hand, and (uncalibrated, on a
+grid 0.29 cells out) one ball of a board whose hand covered no cell (143).
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 
 import numpy as np
 import numpy.typing as npt
@@ -33,8 +33,6 @@ from .features import _lab_at
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
 __all__ = ["covered_cells", "free_points", "spread"]
-
-log = logging.getLogger(__name__)
 
 F64 = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
