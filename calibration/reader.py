@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
-from rolit.vision.cover import covered_cells, spread
+from rolit.vision.cover import covered_cells, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.gridlines import grown_on_lines, on_lines
 from rolit.vision.lattice import shifted
@@ -142,7 +142,8 @@ def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_H
 
 def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, reading: Reading) -> Reading:
     """``reading`` with the cells read as balls that a sleeve or hand of their colour covers taken as hidden
-    (see :mod:`rolit.vision.cover`): the plastic round them looks like their top, where round a ball it shows.
+    (see :mod:`rolit.vision.cover`): the plastic round them looks like their top, where round a ball it shows;
+    and beside a hand, a ball read where the plastic round it does not show taken as unknown.
 
     On development game frames 0-339 (camera still) the calibrated reader read 8 cells under a hand as
     balls with confidence, all under a red or green sleeve (scenes 182, 209).
@@ -153,14 +154,18 @@ def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, re
         return reading
     pose = Pose.from_homography(fit.homography, (image.shape[1], image.shape[0]))
     empty = reading.known & (reading.labels == EMPTY)
-    found = covered_cells(image, pose, n, balls, empty, features[:, :3], np.asarray(samples.plastic, np.float64))
-    if not found.any():
-        return reading
-    covered = spread(found, reading.labels, balls, n)
-    log.debug("cells %s read as balls lie under something larger (a sleeve?)", np.flatnonzero(covered).tolist())
+    plastic = np.asarray(samples.plastic, np.float64)
     labels = reading.labels.copy()
-    labels[covered] = HIDDEN
-    return Reading(labels, reading.confidence, reading.known & ~covered)
+    found = covered_cells(image, pose, n, balls, empty, features[:, :3], plastic)
+    if found.any():
+        covered = spread(found, reading.labels, balls, n)
+        log.debug("cells %s read as balls lie under something larger (a sleeve?)", np.flatnonzero(covered).tolist())
+        labels[covered] = HIDDEN
+    hidden = labels == HIDDEN
+    if not hidden.any():
+        return reading
+    doubtful = plastic_unseen(image, pose, n, _beside(hidden, n) & balls & ~hidden, empty, plastic)
+    return Reading(labels, reading.confidence, reading.known & ~hidden & ~doubtful)
 
 
 def _beside(cells: npt.NDArray[np.bool_], n: int) -> npt.NDArray[np.bool_]:

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from .features import _lab_at
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
-__all__ = ["covered_cells", "free_points", "spread"]
+__all__ = ["covered_cells", "free_points", "plastic_unseen", "spread"]
 
 F64 = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
@@ -53,6 +53,9 @@ PLASTIC_APART = 20.0
 # like its top.
 MIN_FREE = 2
 LIKE_SHARE = 0.6
+# Beside a hand, a ball is trusted only where this share of the free points round it, at least, are like the
+# plastic (see plastic_unseen).
+PLASTIC_SHOWS = 2 / 3
 # Cells found covered, at least, for those of their colour joined to them to be taken too (see spread).
 MIN_SPREAD = 2
 _LAB_WEIGHT = np.array([0.5, 1.0, 1.0])
@@ -96,6 +99,21 @@ def free_points(pose: Pose, n: int, occupied: Bools) -> tuple[F64, Bools]:
     return image_pts, ~np.any(gaps < reach[None, None, :], axis=-1)
 
 
+def _read_round(
+    image: npt.NDArray[np.uint8], pose: Pose, n: int, cells: Bools, empty: Bools, plastic: F64
+) -> tuple[npt.NDArray[np.intp], F64, F64, Bools]:
+    """Of ``cells``, those with at least :data:`MIN_FREE` free points round them (see :func:`free_points`; a
+    ball in every cell not read surely ``empty``): their indices, the Lab at their points, each point's
+    distance from the plastic, and which points are free."""
+    pts, free = free_points(pose, n, ~empty)
+    idx = np.flatnonzero(cells & (free.sum(axis=1) >= MIN_FREE))
+    if len(idx) == 0:
+        return idx, np.zeros((0, pts.shape[1], 3)), np.zeros((0, pts.shape[1])), free[idx]
+    lab = _lab_at(image, pts[idx].reshape(-1, 2)).reshape(len(idx), pts.shape[1], 3).astype(np.float64)
+    from_plastic = np.sqrt(np.sum((lab - np.asarray(plastic, np.float64).reshape(1, 1, 3)) ** 2 * _LAB_WEIGHT, -1))
+    return idx, lab, from_plastic, free[idx]
+
+
 def covered_cells(
     image: npt.NDArray[np.uint8], pose: Pose, n: int, balls: Bools, empty: Bools, tops: F64, plastic: F64
 ) -> Bools:
@@ -109,18 +127,33 @@ def covered_cells(
     covered = np.zeros(n * n, bool)
     if not balls.any():
         return covered
-    pts, free = free_points(pose, n, ~empty)
-    cells = np.flatnonzero(balls & (free.sum(axis=1) >= MIN_FREE))
-    if len(cells) == 0:
+    idx, lab, from_plastic, free = _read_round(image, pose, n, balls, empty, plastic)
+    if len(idx) == 0:
         return covered
-    lab = _lab_at(image, pts[cells].reshape(-1, 2)).reshape(len(cells), pts.shape[1], 3).astype(np.float64)
-    plastic = np.asarray(plastic, np.float64).reshape(1, 1, 3)
-    from_plastic = np.sqrt(np.sum((lab - plastic) ** 2 * _LAB_WEIGHT, axis=-1))
-    from_top = np.sqrt(np.sum((lab - tops[cells, None, :]) ** 2 * _LAB_WEIGHT, axis=-1))
-    like = (from_top < TOP_SHARE * from_plastic) & (from_plastic > PLASTIC_APART) & free[cells]
-    share = like.sum(axis=1) / free[cells].sum(axis=1)
-    covered[cells[share >= LIKE_SHARE]] = True
+    from_top = np.sqrt(np.sum((lab - tops[idx, None, :]) ** 2 * _LAB_WEIGHT, axis=-1))
+    like = (from_top < TOP_SHARE * from_plastic) & (from_plastic > PLASTIC_APART) & free
+    covered[idx[like.sum(axis=1) >= LIKE_SHARE * free.sum(axis=1)]] = True
     return covered
+
+
+def plastic_unseen(
+    image: npt.NDArray[np.uint8], pose: Pose, n: int, cells: Bools, empty: Bools, plastic: F64
+) -> Bools:
+    """Of ``cells`` (n*n, row-major), those round which the plastic does not show where no ball can hide it:
+    fewer than :data:`PLASTIC_SHOWS` of the free points lie within :data:`PLASTIC_APART` of its colour.
+
+    For cells beside a hand: a ball read there is trusted only where the plastic round it shows, as round
+    a ball it does; a sleeve's edge or a hand's fingers over it (development scene 317, straight down:
+    half a green sleeve and some skin over a corner's blue ball, read green at 99.5% uncalibrated) hide
+    some of it. A cell with too few free points to tell is left as it is.
+    """
+    unseen = np.zeros(n * n, bool)
+    if not cells.any():
+        return unseen
+    idx, _, from_plastic, free = _read_round(image, pose, n, cells, empty, plastic)
+    shows = (from_plastic <= PLASTIC_APART) & free
+    unseen[idx[shows.sum(axis=1) < PLASTIC_SHOWS * free.sum(axis=1)]] = True
+    return unseen
 
 
 def spread(covered: Bools, labels: npt.NDArray[np.int64], balls: Bools, n: int) -> Bools:
