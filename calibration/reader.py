@@ -146,7 +146,8 @@ def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, re
     and beside a hand, a ball read where the plastic round it does not show taken as unknown.
 
     On development game frames 0-339 (camera still) the calibrated reader read 8 cells under a hand as
-    balls with confidence, all under a red or green sleeve (scenes 182, 209).
+    balls with confidence, all under a red or green sleeve (scenes 182, 209), and the uncalibrated one a
+    blue ball under a green sleeve's edge as green (317); with this, none.
     """
     n = math.isqrt(len(reading.labels))
     balls = reading.known & (reading.labels != EMPTY) & (reading.labels != HIDDEN)
