@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
-from rolit.vision.cover import covered_cells, plastic_unseen, spread
+from rolit.vision.cover import covered_cells, free_points, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.gridlines import grown_on_lines, on_lines
 from rolit.vision.lattice import shifted
@@ -154,10 +154,11 @@ def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, re
     if not balls.any():
         return reading
     pose = Pose.from_homography(fit.homography, (image.shape[1], image.shape[0]))
-    empty = reading.known & (reading.labels == EMPTY)
+    # One look at the points round every cell serves both checks; a ball may stand wherever no cell is surely empty.
+    points, free = free_points(pose, n, ~(reading.known & (reading.labels == EMPTY)))
     plastic = np.asarray(samples.plastic, np.float64)
     labels = reading.labels.copy()
-    found = covered_cells(image, pose, n, balls, empty, features[:, :3], plastic)
+    found = covered_cells(image, points, free, balls, features[:, :3], plastic)
     if found.any():
         covered = spread(found, reading.labels, balls, n)
         log.debug("cells %s read as balls lie under something larger (a sleeve?)", np.flatnonzero(covered).tolist())
@@ -165,7 +166,7 @@ def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, re
     hidden = labels == HIDDEN
     if not hidden.any():
         return reading
-    doubtful = plastic_unseen(image, pose, n, _beside(hidden, n) & balls & ~hidden, empty, plastic)
+    doubtful = plastic_unseen(image, points, free, _beside(hidden, n) & balls & ~hidden, plastic)
     return Reading(labels, reading.confidence, reading.known & ~hidden & ~doubtful)
 
 

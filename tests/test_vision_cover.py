@@ -80,7 +80,8 @@ def test_balls_crowded_from_low_down_are_not_taken_for_a_sleeve(k: int) -> None:
     balls = np.zeros(n * n, bool)
     for i, sq in enumerate(_truth_cells(np.asarray(truth.corners), truth, n)):
         balls[i] = truth.board[sq] is not None
-    covered = covered_cells(image, pose, n, balls, ~balls, features[:, :3], np.asarray(samples.plastic, float))
+    points, free = free_points(pose, n, balls)
+    covered = covered_cells(image, points, free, balls, features[:, :3], np.asarray(samples.plastic, float))
     assert balls.sum() > n * n / 3 and not covered.any()
 
 

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .features import _lab_at
+from .plastic import LAB_WEIGHT
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
 __all__ = ["covered_cells", "free_points", "plastic_unseen", "spread"]
@@ -58,7 +59,6 @@ LIKE_SHARE = 0.6
 PLASTIC_SHOWS = 2 / 3
 # Cells found covered, at least, for those of their colour joined to them to be taken too (see spread).
 MIN_SPREAD = 2
-_LAB_WEIGHT = np.array([0.5, 1.0, 1.0])
 
 
 @functools.lru_cache(maxsize=4)
@@ -100,59 +100,53 @@ def free_points(pose: Pose, n: int, occupied: Bools) -> tuple[F64, Bools]:
 
 
 def _read_round(
-    image: npt.NDArray[np.uint8], pose: Pose, n: int, cells: Bools, empty: Bools, plastic: F64
+    image: npt.NDArray[np.uint8], points: F64, free: Bools, cells: Bools, plastic: F64
 ) -> tuple[npt.NDArray[np.intp], F64, F64, Bools]:
-    """Of ``cells``, those with at least :data:`MIN_FREE` free points round them (see :func:`free_points`; a
-    ball in every cell not read surely ``empty``): their indices, the Lab at their points, each point's
-    distance from the plastic, and which points are free."""
-    pts, free = free_points(pose, n, ~empty)
+    """Of ``cells``, those with at least :data:`MIN_FREE` free points round them (``points`` and ``free`` as
+    :func:`free_points` gives them): their indices, the Lab at their points, each point's distance from the
+    plastic, and which points are free."""
     idx = np.flatnonzero(cells & (free.sum(axis=1) >= MIN_FREE))
     if len(idx) == 0:
-        return idx, np.zeros((0, pts.shape[1], 3)), np.zeros((0, pts.shape[1])), free[idx]
-    lab = _lab_at(image, pts[idx].reshape(-1, 2)).reshape(len(idx), pts.shape[1], 3).astype(np.float64)
-    from_plastic = np.sqrt(np.sum((lab - np.asarray(plastic, np.float64).reshape(1, 1, 3)) ** 2 * _LAB_WEIGHT, -1))
+        return idx, np.zeros((0, points.shape[1], 3)), np.zeros((0, points.shape[1])), free[idx]
+    lab = _lab_at(image, points[idx].reshape(-1, 2)).reshape(len(idx), points.shape[1], 3).astype(np.float64)
+    from_plastic = np.sqrt(np.sum((lab - np.asarray(plastic, np.float64).reshape(1, 1, 3)) ** 2 * LAB_WEIGHT, -1))
     return idx, lab, from_plastic, free[idx]
 
 
 def covered_cells(
-    image: npt.NDArray[np.uint8], pose: Pose, n: int, balls: Bools, empty: Bools, tops: F64, plastic: F64
+    image: npt.NDArray[np.uint8], points: F64, free: Bools, balls: Bools, tops: F64, plastic: F64
 ) -> Bools:
     """The cells (n*n, row-major) read as a ball whose plastic round them looks like their top.
 
-    ``balls`` marks the cells read (surely) as a ball, ``empty`` those read
-    surely empty (every other cell may hold a ball); ``tops`` is each cell's
-    median Lab at its ball's top, ``plastic`` the board's plastic colour (Lab).
-    See :func:`spread` for the cells joined to them.
+    ``points`` and ``free`` are :func:`free_points`' (a ball in every cell
+    not read surely empty); ``balls`` marks the cells read (surely) as a ball;
+    ``tops`` is each cell's median Lab at its ball's top, ``plastic`` the
+    board's plastic colour (Lab). See :func:`spread` for the cells joined to them.
     """
-    covered = np.zeros(n * n, bool)
-    if not balls.any():
-        return covered
-    idx, lab, from_plastic, free = _read_round(image, pose, n, balls, empty, plastic)
+    covered = np.zeros(len(points), bool)
+    idx, lab, from_plastic, free_round = _read_round(image, points, free, balls, plastic)
     if len(idx) == 0:
         return covered
-    from_top = np.sqrt(np.sum((lab - tops[idx, None, :]) ** 2 * _LAB_WEIGHT, axis=-1))
-    like = (from_top < TOP_SHARE * from_plastic) & (from_plastic > PLASTIC_APART) & free
-    covered[idx[like.sum(axis=1) >= LIKE_SHARE * free.sum(axis=1)]] = True
+    from_top = np.sqrt(np.sum((lab - tops[idx, None, :]) ** 2 * LAB_WEIGHT, axis=-1))
+    like = (from_top < TOP_SHARE * from_plastic) & (from_plastic > PLASTIC_APART) & free_round
+    covered[idx[like.sum(axis=1) >= LIKE_SHARE * free_round.sum(axis=1)]] = True
     return covered
 
 
-def plastic_unseen(
-    image: npt.NDArray[np.uint8], pose: Pose, n: int, cells: Bools, empty: Bools, plastic: F64
-) -> Bools:
-    """Of ``cells`` (n*n, row-major), those round which the plastic does not show where no ball can hide it:
-    fewer than :data:`PLASTIC_SHOWS` of the free points lie within :data:`PLASTIC_APART` of its colour.
+def plastic_unseen(image: npt.NDArray[np.uint8], points: F64, free: Bools, cells: Bools, plastic: F64) -> Bools:
+    """Of ``cells`` (n*n, row-major), those round which the plastic does not show where no ball can hide it
+    (``points`` and ``free`` as for :func:`covered_cells`): fewer than :data:`PLASTIC_SHOWS` of the free
+    points lie within :data:`PLASTIC_APART` of its colour.
 
     For cells beside a hand: a ball read there is trusted only where the plastic round it shows, as round
     a ball it does; a sleeve's edge or a hand's fingers over it (development scene 317, straight down:
     half a green sleeve and some skin over a corner's blue ball, read green at 99.5% uncalibrated) hide
     some of it. A cell with too few free points to tell is left as it is.
     """
-    unseen = np.zeros(n * n, bool)
-    if not cells.any():
-        return unseen
-    idx, _, from_plastic, free = _read_round(image, pose, n, cells, empty, plastic)
-    shows = (from_plastic <= PLASTIC_APART) & free
-    unseen[idx[shows.sum(axis=1) < PLASTIC_SHOWS * free.sum(axis=1)]] = True
+    unseen = np.zeros(len(points), bool)
+    idx, _, from_plastic, free_round = _read_round(image, points, free, cells, plastic)
+    shows = (from_plastic <= PLASTIC_APART) & free_round
+    unseen[idx[shows.sum(axis=1) < PLASTIC_SHOWS * free_round.sum(axis=1)]] = True
     return unseen
 
 
@@ -179,7 +173,7 @@ def spread(covered: Bools, labels: npt.NDArray[np.int64], balls: Bools, n: int) 
     grid_labels = labels.reshape(n, n)
     joinable = balls.reshape(n, n)
     frontier = list(zip(*np.nonzero(grown.reshape(n, n)), strict=True))
-    done = grown.reshape(n, n)
+    done = grown.reshape(n, n)  # a view of grown: a cell marked done is grown
     while frontier:
         r, c = frontier.pop()
         for dr in (-1, 0, 1):
