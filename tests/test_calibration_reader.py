@@ -635,3 +635,21 @@ def test_lines_that_would_move_the_grid_off_the_start_positions_balls_are_not_ta
     assert grids_apart(calibrate(image, "quick6").seen_corners, corners, n) < 0.1
     monkeypatch.setattr(reader_module, "BALLS_KEPT", 0.0)
     assert grids_apart(calibrate(image, "quick6").seen_corners, corners, n) > 1.0
+
+
+def test_calibration_looks_for_the_boards_lines_with_the_lights_fall_taken_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scene 199: a black 6x6 board from 33 degrees, dimly lit. Its lighter lines hardly stand out from the
+    # plastic, and calibration refused it ("colours cannot be told apart" on the grids it found). With the
+    # light's fall taken off (rolit.vision.shade) the lines show and place the grid.
+    from rolit.calibration import reader
+
+    image, truth, n = start_scene(199)
+    variant = unseen_scene(199)[0]
+    profile = calibrate(image, variant)
+    assert profile.seen_on_lines and grids_apart(profile.seen_corners, truth, n) < 0.06
+    monkeypatch.setattr(reader, "flattened", lambda image, size: image)
+    with pytest.raises(CalibrationError):
+        calibrate(image, variant)
+
