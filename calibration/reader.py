@@ -717,7 +717,7 @@ def _calibrated_as_seen(
 
 
 # The window (a share of the picture's width) over which the light is estimated when the board is looked for with
-# its fall taken off (see rolit.vision.shade): about a cup's width on a board filling half the picture. Of the 16
+# its fall taken off (see rolit.vision.shade): 32 pixels at 1280, well wider than a printed line. Of the 16
 # development start positions (0-999) whose grid this one moved nearer the truth by 0.03 cells or more, twice that
 # window missed 6; it did not move out 141 and 400, white and cream boards, which this one did (0.05 to 0.17 and
 # 0.02 to 0.11 cells: ridges between cups taken for lines).

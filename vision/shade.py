@@ -6,10 +6,12 @@ board's outline then runs along the shadow's edge as much as along the board's,
 and no one colour is the plastic's, so the lattice of cups locks on in one part
 only. Light multiplies what each surface reflects, so dividing each pixel by
 the light falling there leaves the surfaces alone. The light is estimated as
-the brightest surface round each pixel at the scale of a cup (a morphological
-closing of the brightest channel: cups, lines and the gaps between balls are
-darker than the plastic round them and smaller than the window), which keeps
-a shadow's straight edge sharp where a blur would smear it over a cell.
+the brightest surface round each pixel (a morphological closing of the
+brightest channel: printed lines, small cups and the gaps between balls are
+darker than the plastic round them and narrower than the window, so the plastic
+is what it finds there; a cup wider than the window is partly taken for light,
+and keeps only its rim), which keeps a shadow's straight edge sharp where a
+blur would smear it over a cell.
 
 Flattening also takes off what tells a dark board from a light table, so it is
 no replacement for the picture itself: calibration looks at it only when the
@@ -44,8 +46,8 @@ DARKEST = 0.2
 
 
 def flattened(image: npt.NDArray[Any], size: int) -> U8:
-    """``image`` (BGR) with each pixel divided by the light falling there, estimated over ``size`` pixels (about a
-    cup's width or more), and scaled back to the picture's typical level."""
+    """``image`` (BGR) with each pixel divided by the light falling there, estimated over ``size`` pixels (wider
+    than the board's printed lines), and scaled back to the picture's typical level."""
     if size < 3:
         raise ValueError("the light's window must be at least 3 pixels")
     bright = np.asarray(image, np.uint8).max(axis=2)
