@@ -876,7 +876,7 @@ def _on_centre_block(
     return fit, features, model.probabilities(features, v)
 
 
-def _on_cups(image: U8, n: int, fit: GridFit, features: F64, seen: U8 | None = None) -> tuple[GridFit, F64]:
+def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
     """The grid and its cells' features, moved onto the cups' own centres with a homography when they place
     it surely (see :func:`rolit.vision.perspective.on_cups`); as they are when not.
 
@@ -885,7 +885,7 @@ def _on_cups(image: U8, n: int, fit: GridFit, features: F64, seen: U8 | None = N
     a far corner (the perspective an outline or the balls gave it) reads its
     far cups off their centres.
     """
-    corners = on_cups(image if seen is None else seen, fit.corners, n)
+    corners = on_cups(image, fit.corners, n)
     if corners is None:
         return fit, features
     log.info("calibration: the grid moved %.2f cells onto the cups' centres", cells_apart(fit.corners, corners, n))
@@ -894,7 +894,7 @@ def _on_cups(image: U8, n: int, fit: GridFit, features: F64, seen: U8 | None = N
 
 
 def _on_cup_template(
-    image: U8, n: int, fit: GridFit, features: F64, empty: npt.NDArray[np.bool_], seen: U8 | None = None
+    image: U8, n: int, fit: GridFit, features: F64, empty: npt.NDArray[np.bool_]
 ) -> tuple[GridFit, F64]:
     """The grid and its cells' features, refined so that the ``empty`` cells' cups all sit alike in their cells
     (see :func:`rolit.vision.perspective.on_cup_template`); as they are when that does not place it surely.
@@ -903,7 +903,7 @@ def _on_cup_template(
     each cup's shading sits, which light and a low view move off its centre
     alike in every cup, and then some more in the far rows.
     """
-    corners = on_cup_template(image if seen is None else seen, fit.corners, n, empty)
+    corners = on_cup_template(image, fit.corners, n, empty)
     if corners is None:
         return fit, features
     log.info("calibration: the grid moved %.2f cells onto the cups' mean", cells_apart(fit.corners, corners, n))
@@ -1000,8 +1000,12 @@ def _calibrated(
     shaded: U8 | None = None,
 ) -> Profile:
     """The profile from a start position read on ``fit`` (see :func:`calibrate`); the grid is placed on the board's
-    lines or cups in ``seen`` (``image`` itself by default), or on lines that show only in ``shaded`` (``image``
-    with the light's fall taken off), and every cell read in ``image``."""
+    lines where they show in ``seen`` (``image`` itself by default), or else in ``shaded`` (``image`` with the
+    light's fall taken off), and on the cups in ``image``, where every cell is read.
+
+    Calibration looks in ``seen`` other than ``image`` only to take a grid the lines placed (see
+    :func:`_calibrated_in_shade`), so the cups are not looked for there.
+    """
     n = v.size
     seen = image if seen is None else seen
     fit, features, probs = _on_centre_block(image, v, model, fit, features)
@@ -1025,9 +1029,9 @@ def _calibrated(
             log.info("calibration: the board's lines would move the grid %.2f cells, off the balls; not taken", moved)
     if corners is None:
         # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
-        fit, features = (placed, placed_features) if lined else _on_cups(image, n, fit, features, seen)
+        fit, features = (placed, placed_features) if lined else _on_cups(image, n, fit, features)
         if not lined:
-            fit, features = _on_cup_template(image, n, fit, features, (labels == EMPTY).reshape(n, n), seen)
+            fit, features = _on_cup_template(image, n, fit, features, (labels == EMPTY).reshape(n, n))
     elif lined:
         # Corners given by hand too, judged as given (above): the profile keeps them as moved.
         fit, features, corners = placed, placed_features, placed.corners.tolist()

@@ -652,4 +652,3 @@ def test_calibration_looks_for_the_boards_lines_with_the_lights_fall_taken_off(
     monkeypatch.setattr(reader, "flattened", lambda image, size: image)
     with pytest.raises(CalibrationError):
         calibrate(image, variant)
-
