@@ -178,7 +178,8 @@ def read_scene(
     the worst cell, see :func:`grids_apart`) the grid read lies from the true one. Also the scene's
     variant, whether a hand is over the board, whether calibration was
     refused, and ``calibration_grid``: how far calibration's grid lay from the
-    start position's true one (``None`` when refused); the camera's elevation
+    start position's true one (``None`` when refused), and ``calibration_placed``: what placed it
+    (:data:`~rolit.calibration.profile.PLACED_BY`); the camera's elevation
     at calibration (degrees) and the board's style. With ``calibration_only`` the game frame
     is not read (the start position is rendered and calibrated, no more).
 
@@ -195,10 +196,11 @@ def read_scene(
     n = board.size
     scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
                              "elevation": elevation, "board": BOARD_STYLES[params.board_style].name,
-                             "calibration_refused": False, "calibration_grid": None}
+                             "calibration_refused": False, "calibration_grid": None, "calibration_placed": None}
     profile: Profile | None = None
     try:
         profile = calibrate(start_image, variant)
+        scene["calibration_placed"] = profile.seen_placed_by
         if profile.seen_corners is not None:
             scene["calibration_grid"] = grids_apart(profile.seen_corners, start_truth.corners, n)
     except CalibrationError:

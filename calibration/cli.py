@@ -80,7 +80,18 @@ def _calibrate(args: argparse.Namespace) -> int:
     path = profile.save(args.output or default_profile_path())
     where = "the corners given" if given is not None else "the board found"
     print(f"calibrated from the start position ({where}); the profile is saved in {path}")
+    print(f"the grid was placed by {PLACES[profile.seen_placed_by]}")
     return 0
+
+
+# How `rolit calibrate` says what placed the grid (Profile.seen_placed_by).
+PLACES = {
+    "lines": "the board's printed lines",
+    "cups": "the cups' centres",
+    "cup template": "the cups, alike in every cell",
+    "corners given": "the corners given",
+    "outline": "the board's outline alone (no printed lines or clear cups: its cells may be read less surely)",
+}
 
 
 def _corner(text: str) -> tuple[float, float]:

@@ -33,11 +33,14 @@ from rolit.vision.register import ReferenceView
 
 from .errors import CalibrationError
 
-__all__ = ["Profile", "default_profile_path", "data_folder"]
+__all__ = ["PLACED_BY", "Profile", "default_profile_path", "data_folder"]
 
 F64 = npt.NDArray[np.float64]
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
+# What placed calibration's grid (Profile.seen_placed_by): the board's printed lines, the cups' own centres, the
+# cups' mean (only), the corners as given, or nothing but the board's outline or the lattice's alignment.
+PLACED_BY = ("lines", "cups", "cup template", "corners given", "outline")
 FEATURES = 19  # len(rolit.vision.features.FEATURE_NAMES), checked by the tests
 
 
@@ -63,7 +66,10 @@ class Profile:
     ``seen_corners`` is the grid those were read on, and ``seen_view`` the
     picture round it then; ``seen_on_lines`` says the board's printed lines
     placed that grid (to a few hundredths of a cell, surer than the lattice
-    aligns it on a game frame).
+    aligns it on a game frame). ``seen_placed_by`` says what placed it (one of
+    :data:`PLACED_BY`; empty in profiles saved before it was kept): on
+    development scenes, nearly every cell read wrong was on a board whose grid
+    nothing but its outline placed.
     """
 
     variant: str = "classic"
@@ -77,6 +83,7 @@ class Profile:
     seen_corners: list[list[float]] | None = None
     seen_view: ReferenceView | None = None
     seen_on_lines: bool = False
+    seen_placed_by: str = ""
 
     @property
     def calibrated(self) -> bool:
@@ -99,6 +106,7 @@ class Profile:
             "seen_corners": self.seen_corners,
             "seen_view": self.seen_view.to_json() if self.seen_view is not None else None,
             "seen_on_lines": self.seen_on_lines,
+            "seen_placed_by": self.seen_placed_by,
         }
 
     @classmethod
@@ -119,6 +127,9 @@ class Profile:
             on_lines = data.get("seen_on_lines", False)
             if not isinstance(on_lines, bool):
                 raise ValueError("seen_on_lines must be true or false")
+            placed_by = data.get("seen_placed_by", "")
+            if placed_by not in ("", *PLACED_BY):
+                raise ValueError(f"seen_placed_by must be one of {', '.join(PLACED_BY)}")
             means = {str(k): [float(x) for x in v] for k, v in dict(data.get("class_means", {})).items()}
             if any(len(v) != 3 or not np.all(np.isfinite(v)) for v in means.values()):
                 raise ValueError("each class mean must be 3 numbers (L, a, b)")
@@ -133,7 +144,7 @@ class Profile:
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
         return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view,
-                   on_lines)
+                   on_lines, placed_by)
 
     def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
         """The references as arrays: cells x features, and label -> features for the colours."""

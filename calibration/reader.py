@@ -1027,11 +1027,15 @@ def _calibrated(
             log.info("calibration: the grid moved onto the board's lines (%.2f cells)", moved)
         else:
             log.info("calibration: the board's lines would move the grid %.2f cells, off the balls; not taken", moved)
-    if corners is None:
+    placed_by = "lines" if lined else "corners given"
+    if corners is None and lined:
+        fit, features = placed, placed_features
+    elif corners is None:
         # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
-        fit, features = (placed, placed_features) if lined else _on_cups(image, n, fit, features)
-        if not lined:
-            fit, features = _on_cup_template(image, n, fit, features, (labels == EMPTY).reshape(n, n))
+        on_cups = _on_cups(image, n, fit, features)
+        templated = _on_cup_template(image, n, *on_cups, (labels == EMPTY).reshape(n, n))
+        placed_by = "cups" if on_cups[0] is not fit else "cup template" if templated[0] is not on_cups[0] else "outline"
+        fit, features = templated
     elif lined:
         # Corners given by hand too, judged as given (above): the profile keeps them as moved.
         fit, features, corners = placed, placed_features, placed.corners.tolist()
@@ -1049,6 +1053,7 @@ def _calibrated(
         seen_corners=fit.corners.tolist(),
         seen_view=_reference_view(image, fit.corners, n),
         seen_on_lines=lined,
+        seen_placed_by=placed_by,
     )
 
 

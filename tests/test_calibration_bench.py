@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rolit.calibration.bench import _score, accuracy
+from rolit.calibration.bench import _score, accuracy, read_scene
 from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.lattice import shifted
 from rolit.vision.synthetic.demo import DEMO_PARAMS
@@ -98,3 +98,10 @@ def test_compare_scenes_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "found 1 -> 2" in out[2] and "wrong 1 -> 1" in out[2] and "exact 0 -> 1" in out[2]
     assert out[3:] == ["  scene 1 calibrated: None -> [0, 0, 0.05]", "  scene 1 calibration_grid: None -> 0.08"]
     assert tool.main([before]) == 2
+
+
+def test_each_scene_says_what_placed_calibrations_grid() -> None:
+    # Development start positions: a cream board's printed lines; the cups of a green one; the cups alike in every
+    # cell of a white one; a dim black board that shows neither, whose grid only its outline placed (0.46 cells out).
+    for k, placed_by in ((13, "lines"), (2, "cups"), (85, "cup template"), (91, "outline")):
+        assert read_scene(k, calibration_only=True)["calibration_placed"] == placed_by, k

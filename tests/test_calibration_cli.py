@@ -53,6 +53,7 @@ def test_calibrate_then_recognize(photos: dict[str, Path], tmp_path: Path, capsy
     profile = tmp_path / "profile.json"
     assert main(["calibrate", str(photos["start"]), "--variant", "quick6", "-o", str(profile)]) == 0
     assert json.loads(profile.read_text())["variant"] == "quick6"
+    assert "the grid was placed by the board's printed lines" in capsys.readouterr().out
     turned = tmp_path / "turned.json"
     assert main(["calibrate", str(photos["start"]), "--variant", "quick6", "--turn", "2", "-o", str(turned)]) == 0
     assert json.loads(turned.read_text())["rotation"] == 2
@@ -98,7 +99,8 @@ def test_calibrate_from_corners_given_by_hand(
     profile = tmp_path / "profile.json"
     args = ["calibrate", str(photos["start"]), "--variant", "quick6", "-o", str(profile)]
     assert main([*args, "--corners", br, tl, bl, tr]) == 0
-    assert "the corners given" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the corners given" in out and "the grid was placed by the board's printed lines" in out
     # Kept in order, and moved onto the board's printed lines: a few hundredths of a cell from the cups' grid.
     saved = np.asarray(json.loads(profile.read_text())["corners"])
     pitch = float(np.linalg.norm(np.subtract(truth.corners[1], truth.corners[0]))) / 6

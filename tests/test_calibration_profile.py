@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rolit.calibration import CalibrationError, Profile, default_profile_path
+from rolit.calibration.profile import PLACED_BY
 
 
 def _refs(value: float) -> list[float]:
@@ -52,6 +53,16 @@ def test_round_trip_with_the_picture_round_the_grid(tmp_path: Path) -> None:
     assert not Profile.from_json(data).seen_on_lines
 
 
+def test_what_placed_the_grid_is_kept(tmp_path: Path) -> None:
+    for placed_by in PLACED_BY:
+        profile = Profile("quick6", seen_placed_by=placed_by)
+        assert Profile.load(profile.save(tmp_path / "p.json")).seen_placed_by == placed_by
+    # A profile saved before it was kept does not say.
+    data = Profile("quick6", seen_placed_by="cups").to_json()
+    del data["seen_placed_by"]
+    assert Profile.from_json(data).seen_placed_by == ""
+
+
 def test_a_version_1_profile_keeps_its_corners_and_turn_but_not_its_colours(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
     path.write_text(json.dumps({"version": 1, "variant": "quick6", "rotation": 3,
@@ -90,6 +101,8 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 2, "seen_view": {"png": "%%%"}}', "damaged: the reference view"),
         ('{"version": 2, "seen_view": [1]}', "damaged: the reference view must be an object"),
         ('{"version": 2, "seen_on_lines": "yes"}', "seen_on_lines must be true or false"),
+        ('{"version": 2, "seen_placed_by": "luck"}', "seen_placed_by must be one of lines, cups"),
+        ('{"version": 2, "seen_placed_by": 1}', "seen_placed_by must be one of"),
         ('{"version": 1, "corners": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad JSON"),
     ],
 )
