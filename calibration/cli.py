@@ -90,7 +90,7 @@ PLACES = {
     "cups": "the cups' centres",
     "cup template": "the cups, alike in every cell",
     "corners given": "the corners given",
-    "outline": "the board's outline alone (no printed lines or clear cups: its cells may be read less surely)",
+    "outline": "its outline and balls alone, no printed lines or clear cups (its cells may be read less surely)",
 }
 
 

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from rolit.calibration.bench import draw_scene
 from rolit.engine import Position
 from rolit.vision.synthetic.demo import DEMO_PARAMS, demo_game
 from rolit.vision.synthetic.renderer import render
@@ -120,3 +121,16 @@ def test_calibrate_from_corners_given_by_hand(
     assert main([*args, "--corners", "10,10", "11,10", "12,10", "13,11"]) == 1
     assert "outer corners" in capsys.readouterr().err
     assert not profile.exists()
+
+
+def test_calibrate_says_when_nothing_but_the_outline_placed_the_grid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Development start position 91: a dim black board with no lines or cups that show.
+    variant, _, params, _, _ = draw_scene(91)
+    image, _ = render(Position.start(variant).board(), params, variant=variant)
+    photo = tmp_path / "start.png"
+    cv2.imwrite(str(photo), image)
+    assert main(["calibrate", str(photo), "--variant", variant, "-o", str(tmp_path / "p.json")]) == 0
+    assert "placed by its outline and balls alone" in capsys.readouterr().out
+    assert json.loads((tmp_path / "p.json").read_text())["seen_placed_by"] == "outline"
