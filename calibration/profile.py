@@ -64,12 +64,10 @@ class Profile:
     ``colour_local`` the empty-cup readings where that ball stood, so a ball can
     be compared with its reference relative to the light on each spot.
     ``seen_corners`` is the grid those were read on, and ``seen_view`` the
-    picture round it then; ``seen_on_lines`` says the board's printed lines
-    placed that grid (to a few hundredths of a cell, surer than the lattice
-    aligns it on a game frame). ``seen_placed_by`` says what placed it (one of
-    :data:`PLACED_BY`; empty in profiles saved before it was kept): on
-    development scenes, nearly every cell read wrong was on a board whose grid
-    nothing but its outline placed.
+    picture round it then; ``seen_placed_by`` says what placed that grid (one
+    of :data:`PLACED_BY`; empty when not known): on development scenes, nearly
+    every cell read wrong was on a board whose grid nothing but its outline
+    placed.
     """
 
     variant: str = "classic"
@@ -82,8 +80,13 @@ class Profile:
     colour_local: dict[str, list[float]] = field(default_factory=dict)
     seen_corners: list[list[float]] | None = None
     seen_view: ReferenceView | None = None
-    seen_on_lines: bool = False
     seen_placed_by: str = ""
+
+    @property
+    def seen_on_lines(self) -> bool:
+        """True when the board's printed lines placed calibration's grid: to a few hundredths of a cell, surer
+        than the lattice aligns it on a game frame."""
+        return self.seen_placed_by == "lines"
 
     @property
     def calibrated(self) -> bool:
@@ -105,7 +108,6 @@ class Profile:
             "colour_local": self.colour_local,
             "seen_corners": self.seen_corners,
             "seen_view": self.seen_view.to_json() if self.seen_view is not None else None,
-            "seen_on_lines": self.seen_on_lines,
             "seen_placed_by": self.seen_placed_by,
         }
 
@@ -124,10 +126,11 @@ class Profile:
             corners = _corners(data.get("corners"))
             seen = _corners(data.get("seen_corners"))
             view = ReferenceView.from_json(data["seen_view"]) if data.get("seen_view") is not None else None
+            # Profiles saved before what placed the grid was kept say only whether the lines did.
             on_lines = data.get("seen_on_lines", False)
             if not isinstance(on_lines, bool):
                 raise ValueError("seen_on_lines must be true or false")
-            placed_by = data.get("seen_placed_by", "")
+            placed_by = data.get("seen_placed_by", "lines" if on_lines else "")
             if placed_by not in ("", *PLACED_BY):
                 raise ValueError(f"seen_placed_by must be one of {', '.join(PLACED_BY)}")
             means = {str(k): [float(x) for x in v] for k, v in dict(data.get("class_means", {})).items()}
@@ -144,7 +147,7 @@ class Profile:
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
         return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view,
-                   on_lines, placed_by)
+                   placed_by)
 
     def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
         """The references as arrays: cells x features, and label -> features for the colours."""

@@ -1027,18 +1027,19 @@ def _calibrated(
             log.info("calibration: the grid moved onto the board's lines (%.2f cells)", moved)
         else:
             log.info("calibration: the board's lines would move the grid %.2f cells, off the balls; not taken", moved)
-    placed_by = "lines" if lined else "corners given"
-    if corners is None and lined:
-        fit, features = placed, placed_features
+    if lined:
+        placed_by, fit, features = "lines", placed, placed_features
+        if corners is not None:
+            # Corners given by hand too, judged as given (above): the profile keeps them as moved.
+            corners = placed.corners.tolist()
     elif corners is None:
         # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
         on_cups = _on_cups(image, n, fit, features)
         templated = _on_cup_template(image, n, *on_cups, (labels == EMPTY).reshape(n, n))
         placed_by = "cups" if on_cups[0] is not fit else "cup template" if templated[0] is not on_cups[0] else "outline"
         fit, features = templated
-    elif lined:
-        # Corners given by hand too, judged as given (above): the profile keeps them as moved.
-        fit, features, corners = placed, placed_features, placed.corners.tolist()
+    else:
+        placed_by = "corners given"
     cells = _empty_references(features, labels, n)
     balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
     return Profile(
@@ -1052,7 +1053,6 @@ def _calibrated(
         colour_local={LABELS[int(labels[i])]: [float(x) for x in cells[i]] for i in balls},
         seen_corners=fit.corners.tolist(),
         seen_view=_reference_view(image, fit.corners, n),
-        seen_on_lines=lined,
         seen_placed_by=placed_by,
     )
 

@@ -43,14 +43,16 @@ def test_round_trip_with_the_picture_round_the_grid(tmp_path: Path) -> None:
     image = np.random.default_rng(1).integers(0, 255, (120, 160, 3), dtype=np.uint8)
     corners = [[40.0, 30.0], [120.0, 30.0], [120.0, 90.0], [40.0, 90.0]]
     view = ReferenceView.take(image, corners, 6)
-    profile = Profile("quick6", seen_corners=corners, seen_view=view, seen_on_lines=True)
+    profile = Profile("quick6", seen_corners=corners, seen_view=view, seen_placed_by="lines")
     again = Profile.load(profile.save(tmp_path / "p.json"))
     assert again == profile and again.seen_view is not None and again.seen_view.frame == (120, 160)
     assert again.seen_on_lines
     # A profile saved before the grid's lines were recorded reads as not placed on them.
     data = profile.to_json()
-    del data["seen_on_lines"]
+    del data["seen_placed_by"]
     assert not Profile.from_json(data).seen_on_lines
+    # One saved before what placed the grid was kept says whether the lines did.
+    assert Profile.from_json({**data, "seen_on_lines": True}).seen_placed_by == "lines"
 
 
 def test_what_placed_the_grid_is_kept(tmp_path: Path) -> None:

@@ -531,7 +531,7 @@ def test_a_grid_the_boards_lines_placed_is_read_on_as_it_is_while_the_camera_sta
         assert observed.board is not None and np.array_equal(np.asarray(observed.corners), seen)
         score = _score(observed.board, observed.corners, truth, profile.rotation)
         assert score["wrong"] == 0 and score["unknown"] == 0
-    aligned = BoardReader(variant, profile=replace(profile, seen_on_lines=False)).read(game)
+    aligned = BoardReader(variant, profile=replace(profile, seen_placed_by="outline")).read(game)
     assert aligned.corners is not None and grids_apart(aligned.corners, seen, board.size) > 0.05
     bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
                      roll=params.roll + NUDGE[2])
@@ -567,7 +567,7 @@ def test_a_bumped_camera_reads_on_the_lines_grid_where_registration_puts_it() ->
         assert observed.board is not None and observed.corners is not None
         assert grids_apart(observed.corners, truth.corners, n) < 0.05
         assert _score(observed.board, observed.corners, truth, profile.rotation)["wrong"] == 0
-    aligned = BoardReader(variant, profile=replace(profile, seen_on_lines=False)).read(game)
+    aligned = BoardReader(variant, profile=replace(profile, seen_placed_by="outline")).read(game)
     assert aligned.corners is not None and grids_apart(aligned.corners, truth.corners, n) > 0.25
 
 

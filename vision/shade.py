@@ -14,9 +14,10 @@ and keeps only its rim), which keeps a shadow's straight edge sharp where a
 blur would smear it over a cell.
 
 Flattening also takes off what tells a dark board from a light table, so it is
-no replacement for the picture itself: calibration looks at it only when the
-picture as it is shows no start position (see
-:func:`rolit.calibration.reader.calibrate`).
+no replacement for the picture itself: calibration looks in it for the board's
+printed lines where none show in the picture as it is, and for the whole board
+only when the picture as it is shows no start position; game frames never use
+it (see :func:`rolit.calibration.reader.calibrate`).
 
 >>> import numpy as np
 >>> image = np.full((120, 160, 3), 200, np.uint8)
