@@ -745,15 +745,17 @@ def _calibrated_in_shade(image: U8, flat: U8, v: Variant, rotation: int | None) 
         profile = _from_start_search(image, v, model, rotation, seen=flat)
     # Flattened, a dark board no longer stands out from a light table, nor the cups' shading as the locator knows
     # it: on development start positions 52 and 206 the grids found so lay 0.37 and 0.72 cells out. Lines hold, and
-    # so do the cups' own centres, placed on the picture as it is.
+    # so do the cups, placed on the picture as it is.
     return profile if profile is not None and profile.seen_placed_by in SURELY_PLACED else None
 
 
 # What may place a grid found only with the light's fall taken off (see _calibrated_in_shade): the board's printed
-# lines, or its cups' own centres (see rolit.vision.perspective.on_cups), which a grid a few tenths of a cell out
-# does not satisfy. On development start positions 826 and 671 (a green board on a green cloth, seen from nearly
-# straight down; a small green board far off) the cups placed the grid 0.05 and 0.08 cells from the truth.
-SURELY_PLACED = ("lines", "cups")
+# lines, or its cups, by their own centres or by their mean (see rolit.vision.perspective.on_cups and
+# on_cup_template: each asks the lattice to lock on surely first). Of the 17 development start positions 0-999
+# calibration refused with lines alone, the cups placed three 0.05-0.09 cells from the truth: 826 and 671 (a
+# green board on a green cloth from nearly straight down; a small green board far off) by their centres, 453 (a
+# white board under a hard shadow, from 30 degrees) by their mean. No other scene takes this path.
+SURELY_PLACED = ("lines", "cups", "cup template")
 
 
 # The farthest (cells, at any cell) corners given by hand are moved onto the board's printed lines. A corner
