@@ -731,7 +731,8 @@ def _shade_size(image: U8) -> int:
 
 def _calibrated_in_shade(image: U8, flat: U8, v: Variant, rotation: int | None) -> Profile | None:
     """The profile from the board found in ``flat`` (``image`` with the light's fall taken off) and read on
-    ``image``; ``None`` when none is found there that shows the start position."""
+    ``image``; ``None`` when none is found there that shows the start position and that the printed lines or the
+    cups place (see :data:`SURELY_PLACED`)."""
     n = v.size
     model = default_model()
     found = BoardReader(v).readings(flat)
