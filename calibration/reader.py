@@ -742,12 +742,12 @@ def _calibrated_in_shade(image: U8, flat: U8, v: Variant, rotation: int | None) 
             profile = _calibrated(image, v, model, found[0], _features_on(image, found[0], n), None, rotation, flat)
         except CalibrationError:
             pass
-    if profile is None or profile.seen_placed_by not in SURELY_PLACED:
-        profile = _from_start_search(image, v, model, rotation, seen=flat)
     # Flattened, a dark board no longer stands out from a light table, nor the cups' shading as the locator knows
     # it: on development start positions 52 and 206 the grids found so lay 0.37 and 0.72 cells out. Lines hold, and
     # so do the cups, placed on the picture as it is.
-    return profile if profile is not None and profile.seen_placed_by in SURELY_PLACED else None
+    if profile is not None and profile.seen_placed_by in SURELY_PLACED:
+        return profile
+    return _from_start_search(image, v, model, rotation, seen=flat, placed_by=SURELY_PLACED)
 
 
 # What may place a grid found only with the light's fall taken off (see _calibrated_in_shade): the board's printed
@@ -778,6 +778,7 @@ def _from_start_search(
     rotation: int | None,
     seen: U8 | None = None,
     shaded: U8 | None = None,
+    placed_by: tuple[str, ...] | None = None,
 ) -> Profile | None:
     """The profile from the grid, among those the board's outlines lead to, on which the start position reads
     likeliest (or, of the likeliest few, the first the board's printed lines then place); ``None`` when none
@@ -792,6 +793,8 @@ def _from_start_search(
 
     The board is looked for in ``seen`` (``image`` itself by default), every
     cell read in ``image``; ``shaded`` is passed on to :func:`_calibrated`.
+    With ``placed_by``, only a profile whose grid one of those placed (see
+    :data:`~rolit.calibration.profile.PLACED_BY`) is taken.
     """
     n = v.size
     seen = image if seen is None else seen
@@ -828,6 +831,8 @@ def _from_start_search(
         try:
             profile = _calibrated(image, v, model, fit, features, None, rotation, seen, shaded)
         except CalibrationError:
+            continue
+        if placed_by is not None and profile.seen_placed_by not in placed_by:
             continue
         if profile.seen_on_lines:
             taken = profile, where

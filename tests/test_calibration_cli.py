@@ -134,3 +134,10 @@ def test_calibrate_says_when_nothing_but_the_outline_placed_the_grid(
     assert main(["calibrate", str(photo), "--variant", variant, "-o", str(tmp_path / "p.json")]) == 0
     assert "placed by its outline and balls alone" in capsys.readouterr().out
     assert json.loads((tmp_path / "p.json").read_text())["seen_placed_by"] == "outline"
+
+
+def test_calibrate_has_words_for_whatever_placed_the_grid() -> None:
+    from rolit.calibration.cli import PLACES
+    from rolit.calibration.profile import PLACED_BY
+
+    assert set(PLACES) == set(PLACED_BY)
