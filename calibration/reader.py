@@ -653,6 +653,8 @@ def calibrate(
     The grid is the locator's; when it finds none, or none that shows the
     start position, the board's outlines are searched for the grid on which
     the start position reads likeliest (see :func:`_from_start_search`).
+    A grid found a cell out is moved onto the start position's balls (see
+    :func:`_on_centre_block` and :func:`_on_likelier_start`).
     Where the board's printed lines show, the grid is then moved onto them
     (see :func:`_on_grid_lines`). Corners given in ``profile`` are taken as
     they are, but for a move onto the board's printed lines within
@@ -894,8 +896,9 @@ def _on_centre_block(
 
 # How much likelier (log-likelihood of the start position, every cell, at its likeliest turn) a grid moved by a
 # whole cell must read the start position than the grid found, for calibration to move it there; and only when
-# the grid found reads it poorly (below START_LIKELY). This moved development start positions 45 (the lattice
-# locked on a cell out, across the board's frame: -50.6 where found, -9.1 moved) from 1.08 to 0.09 cells out and
+# the grid found reads it poorly (below START_LIKELY). This moved development start positions 45 (a Junior set
+# from 32 degrees: the lattice locked on a row out, its near row on the board's frame; -50.6 where found, -9.1
+# moved) from 1.08 to 0.09 cells out and
 # 607 from 1.18 to 0.54. At a thousand times likelier it also moved held-out 1045's grid, which read the start
 # position poorly either way (-48.0, -37.9), from 0.42 to 0.72 cells out.
 START_SHIFT_GAIN = math.log(1e6)
@@ -908,8 +911,8 @@ def _on_likelier_start(
     when the start position reads far likelier there (see :data:`START_SHIFT_GAIN`); as they are when not.
 
     :func:`_start_offset` moves a grid only when a block of four cells one
-    cell out holds balls surely, which a dim or grey ball (Junior's, on a grey
-    board) does not; the whole start position, its empty cups and the cells
+    cell out holds balls surely, which a dim ball, or Junior's grey one, may
+    not; the whole start position, its empty cups and the cells
     off the board included, still tells a grid a cell out from the right one.
     """
     n = v.size
