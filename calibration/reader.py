@@ -896,11 +896,12 @@ def _on_centre_block(
 
 # How much likelier (log-likelihood of the start position, every cell, at its likeliest turn) a grid moved by a
 # whole cell must read the start position than the grid found, for calibration to move it there; and only when
-# the grid found reads it poorly (below START_LIKELY). This moved development start positions 45 (a Junior set
-# from 32 degrees: the lattice locked on a row out, its near row on the board's frame; -50.6 where found, -9.1
-# moved) from 1.08 to 0.09 cells out and
-# 607 from 1.18 to 0.54. At a thousand times likelier it also moved held-out 1045's grid, which read the start
-# position poorly either way (-48.0, -37.9), from 0.42 to 0.72 cells out.
+# the grid found reads it poorly (below START_LIKELY). This moved development start position 45's grid (a Junior
+# set from 32 degrees: the lattice locked on a row out, its near row on the board's frame; -50.6 where found, -9.1
+# moved) from 1.08 to 0.09 cells out. On 607 the grid it moved showed strays and was refused, and the outline
+# search then placed it 0.54 cells out, not the lattice's 1.18. At a thousand times likelier it also moved
+# held-out 1045's grid, which read the start position poorly either way (-48.0, -37.9), from 0.42 to 0.72 cells
+# out.
 START_SHIFT_GAIN = math.log(1e6)
 
 

@@ -679,7 +679,8 @@ def test_a_grid_found_with_the_lights_fall_taken_off_is_taken_when_the_cups_plac
 def test_a_grid_a_cell_out_moves_where_the_start_position_reads_likelier(monkeypatch: pytest.MonkeyPatch) -> None:
     # Development scene 607: the lattice locks on a grid more than a cell out, whose centre block does not hold
     # four balls surely, so the centre-block rule leaves it; the whole start position reads far likelier a cell
-    # over (-63 to -22 on this code's AVX2 paths), and calibration's grid lies a cell nearer the truth.
+    # over (-63 to -22 on this code's AVX2 paths). There it shows strays and is refused, and the board's outline
+    # then places the grid: a cell nearer the truth than the lattice's, which was taken before.
     from rolit.calibration import reader
 
     image, truth, n = start_scene(607)
