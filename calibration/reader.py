@@ -877,21 +877,30 @@ def _aligned(image: U8, n: int, fit: GridFit) -> GridFit | None:
 
 
 def _on_centre_block(
-    image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64
+    image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64, whole_start: bool = False
 ) -> tuple[GridFit, F64, F64]:
     """The grid, its cells' features and their probabilities, moved by whole cells when the start position's
-    centre balls sit in a block one cell out (see :func:`_start_offset`)."""
+    centre balls sit in a block one cell out (see :func:`_start_offset`); failing that, with ``whole_start``,
+    when the whole start position reads far likelier a cell over (see :func:`_on_likelier_start`)."""
     n = v.size
     probs = model.probabilities(features, v)
     step = _start_offset(probs, n)
     if step == (0, 0):
-        return fit, features, probs
+        return _on_likelier_start(image, v, model, fit, features, probs) if whole_start else (fit, features, probs)
     # The grid was found a cell out: the balls the start position has in the centre are off it.
     log.info("calibration: the grid moved by %s cells to centre the start position", step)
-    centred = shifted(fit.corners, n, *step)
-    fit = GridFit(centred, grid_homography(centred, n), fit.quality, fit.score)
-    features = _features_on(image, fit, n)
-    return fit, features, model.probabilities(features, v)
+    return _moved_by_cells(image, v, model, fit, *step)
+
+
+def _moved_by_cells(
+    image: U8, v: Variant, model: ColourModel, fit: GridFit, du: int, dv: int
+) -> tuple[GridFit, F64, F64]:
+    """The grid ``fit`` moved by ``du``, ``dv`` whole cells, its cells' features and their probabilities."""
+    n = v.size
+    corners = shifted(fit.corners, n, du, dv)
+    moved = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+    features = _features_on(image, moved, n)
+    return moved, features, model.probabilities(features, v)
 
 
 # How much likelier (log-likelihood of the start position, every cell, at its likeliest turn) a grid moved by a
@@ -921,20 +930,16 @@ def _on_likelier_start(
     here = max(_start_scores(probs, start, n))
     if here >= START_LIKELY:
         return fit, features, probs
-    best, moved = here + START_SHIFT_GAIN, None
+    best, taken, step = here + START_SHIFT_GAIN, (fit, features, probs), (0, 0)
     for du, dv in ((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1) if du or dv):
-        corners = shifted(fit.corners, n, du, dv)
-        there = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
-        there_features = _features_on(image, there, n)
-        there_probs = model.probabilities(there_features, v)
-        score = max(_start_scores(there_probs, start, n))
+        there = _moved_by_cells(image, v, model, fit, du, dv)
+        score = max(_start_scores(there[2], start, n))
         if score > best:
-            best, moved = score, (there, there_features, there_probs, (du, dv))
-    if moved is None:
-        return fit, features, probs
-    log.info("calibration: the grid moved by %s cells, where the start position reads likelier (%.1f, not %.1f)",
-             moved[3], best, here)  # fmt: skip
-    return moved[0], moved[1], moved[2]
+            best, taken, step = score, there, (du, dv)
+    if step != (0, 0):
+        log.info("calibration: the grid moved by %s cells, where the start position reads likelier (%.1f, not "
+                 "%.1f)", step, best, here)  # fmt: skip
+    return taken
 
 
 def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
@@ -1069,10 +1074,7 @@ def _calibrated(
     """
     n = v.size
     seen = image if seen is None else seen
-    centred = _on_centre_block(image, v, model, fit, features)
-    if centred[0] is fit and corners is None:
-        centred = _on_likelier_start(image, v, model, *centred)
-    fit, features, probs = centred
+    fit, features, probs = _on_centre_block(image, v, model, fit, features, whole_start=corners is None)
     start = Position.start(v).board()
     if rotation is None:
         rotation = _start_rotation(probs, start, n)
