@@ -25,7 +25,6 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
-from rolit.vision.balls import on_highlights
 from rolit.vision.cover import covered_cells, free_points, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.gridlines import grown_on_lines, on_lines
@@ -77,11 +76,6 @@ HELD_REACH = 1.0
 # A search's grid of lower quality gives way to the calibration grid while the camera stays still (see locate).
 SEARCH_SURE = 0.5
 REGISTER_EVERY = 5  # frames, while the grid followed is lost (see BoardReader.locate)
-# A grid moved onto the balls' highlights (see BoardReader._on_highlights) is kept while the grid it came from
-# stays within HIGHLIT_SAME cells of where it was (the lattice's alignment wobbles by a few hundredths from frame to
-# frame), and while too few highlights show they are looked for again every HIGHLIT_EVERY frames: on a 1280x720
-# frame looking for them takes about 7 ms, most of what tracking a board takes.
-HIGHLIT_SAME, HIGHLIT_EVERY = 0.05, 10
 
 # Confidence needed to trust a cell, without and with a calibrated profile. The calibrated model, fitted
 # for longer on more readings, is surer of most cells, the wrong ones too: fitted on 2,699 pairs it needed
@@ -244,10 +238,6 @@ class BoardReader:
         self._refound = False  # the next grid found counts as moved (the picture changed size)
         # Where the picture round the calibration grid was when the grid followed was taken up.
         self._registration: Registration | None = None
-        # The last grid moved onto the highlights (the grid it came from, and where it went), and the frames
-        # since the highlights last moved nothing (see _on_highlights).
-        self._highlit: tuple[F64, F64] | None = None
-        self._unlit = 0
 
     @property
     def model(self) -> ColourModel:
@@ -262,7 +252,6 @@ class BoardReader:
         self._held = False
         self._doubtful = False
         self._registration = None
-        self._highlit, self._unlit = None, 0
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -477,8 +466,6 @@ class BoardReader:
         previous = self._corners
         t0 = time.perf_counter()
         fit = self.locate(image)
-        if fit is not None:
-            fit = self._on_highlights(image, fit)
         t1 = time.perf_counter()
         self.last_timings = {"locate": t1 - t0}
         if fit is None:
@@ -495,33 +482,6 @@ class BoardReader:
         self.last_features = features
         self.last_timings["sample"] = time.perf_counter() - t1
         return fit, samples, features, bool(moved)
-
-    def _on_highlights(self, image: U8, fit: GridFit) -> GridFit:
-        """With a profile whose grid only the board's outline placed, the frame's grid moved onto the balls'
-        highlights, where enough of them show (see :func:`rolit.vision.balls.on_highlights`).
-
-        Such a board's cups hardly show, and its grid is often 0.2-0.5 cells out in
-        scale or perspective, far more than the grids the lines or cups placed. A
-        game position's balls place it better: on development game frames 0-339, the 80 such grids'
-        worst cell went 0.19 to 0.13 cells out at the median (20 more than 0.05 cells nearer, 2
-        further); grids the lines placed it would take further out (0.03 to 0.05).
-        """
-        if self._manual is not None or not self.profile.calibrated or self.profile.seen_placed_by != "outline":
-            return fit
-        n = self.variant.size
-        last = self._highlit
-        if last is not None and cells_apart(last[0], fit.corners, n) < HIGHLIT_SAME:
-            return GridFit(last[1], grid_homography(last[1], n), fit.quality, fit.score)
-        if self._unlit:
-            self._unlit = (self._unlit + 1) % HIGHLIT_EVERY
-            return fit
-        moved = on_highlights(image, fit.corners, n)
-        if moved is None:
-            self._highlit, self._unlit = None, 1
-            return fit
-        log.debug("the grid moved onto %d highlights (%.2f cells)", moved[1], cells_apart(fit.corners, moved[0], n))
-        self._highlit = (np.array(fit.corners, np.float64), moved[0])
-        return GridFit(moved[0], grid_homography(moved[0], n), fit.quality, fit.score)
 
     def _as_calibrated(self, fit: GridFit) -> GridFit:
         """A grid found afresh in the calibration's corner order, and moved onto its grid when a cell out."""

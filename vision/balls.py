@@ -25,10 +25,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .lattice import grid_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
 
-__all__ = ["highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
+__all__ = ["highlights", "lattice_guesses", "placed", "steps"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
@@ -241,73 +240,3 @@ def _lowered(h: F64, shape: tuple[int, ...], height: float) -> F64 | None:
         return np.asarray(below @ np.linalg.inv(here) @ h, np.float64)
     except np.linalg.LinAlgError:
         return None
-
-
-# A grid moved onto the highlights (see on_highlights): the least highlights on its cells, how near its cell's
-# centre a highlight must lie to count for it (cells, on the highlights' plane), the fits' tolerance (cells) and
-# the fits, each assigning the highlights afresh by the last.
-ON_HIGHLIGHTS_LEAST = 20
-ASSIGNED = 0.35
-FIT_TOLERANCE = 0.1
-FITS = 3
-WORK_WIDTH = 640  # the highlights are looked for at this width, as the locator looks for them
-
-
-def on_highlights(
-    image: U8, corners: npt.ArrayLike, n: int, least: int = ON_HIGHLIGHTS_LEAST
-) -> tuple[F64, int] | None:
-    """The grid at ``corners`` (tl, tr, br, bl, ``image``'s pixels) moved onto the balls' highlights, with how
-    many placed it; ``None`` when fewer than ``least`` lie on its cells.
-
-    Each highlight is taken for the ball of the cell it lies in, on the plane
-    the highlights stand at (:data:`HIGHLIGHT_HEIGHT`, the pose behind the
-    grid); a homography from the cells to the highlights, fitted robustly and
-    again from its own assignment, is lowered to the board's plane. That gives
-    the grid's scale and perspective from a few dozen points a few hundredths of
-    a cell off one homography. Where on its ball a highlight shines depends on
-    the lamp, so its shift is not known: the grid is centred where ``corners``
-    put the board's centre.
-    """
-    start = np.asarray(corners, np.float64)
-    scale = min(1.0, WORK_WIDTH / image.shape[1])
-    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    points = highlights(work, coloured=False) / scale
-    if len(points) < least:
-        return None
-    board = grid_homography(start, n)
-    lifted = _lowered(board, image.shape, -HIGHLIGHT_HEIGHT)  # the highlights' plane, as the grid's pose has it
-    if lifted is None:
-        return None
-    h, used = lifted, 0
-    for _ in range(FITS):
-        ij, xy = _assigned(points, h, n)
-        if len(ij) < least:
-            return None
-        pitch = float(np.linalg.norm(_mapped(h, np.array([[1.0, 0.0]])) - _mapped(h, np.array([[0.0, 0.0]]))))
-        found: Any = cv2.findHomography(ij.astype(np.float32), xy.astype(np.float32), cv2.RANSAC,
-                                        FIT_TOLERANCE * pitch)  # fmt: skip
-        if found[0] is None:
-            return None
-        h, used = np.asarray(found[0], np.float64), int(found[1].sum())
-    lowered = _lowered(h, image.shape, HIGHLIGHT_HEIGHT) if used >= least else None
-    if lowered is None:
-        return None
-    centre = _mapped(board, np.array([[n / 2.0, n / 2.0]]))
-    shift = _mapped(np.asarray(np.linalg.inv(lowered), np.float64), centre)[0] - n / 2.0
-    box = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]]) + shift
-    return _mapped(lowered, box), used
-
-
-def _assigned(points: F64, h: F64, n: int) -> tuple[F64, F64]:
-    """The highlights near a cell's centre on the plane ``h`` maps (cells -> pixels): their cells' centres and
-    the highlights."""
-    uv = _mapped(np.asarray(np.linalg.inv(h), np.float64), points)
-    cell = np.floor(uv)
-    near = np.all((cell >= 0) & (cell < n), axis=1) & np.all(np.abs(uv - cell - 0.5) < ASSIGNED, axis=1)
-    return cell[near] + 0.5, points[near]
-
-
-def _mapped(h: F64, points: F64) -> F64:
-    """``points`` mapped by the homography ``h``."""
-    q = np.c_[points, np.ones(len(points))] @ h.T
-    return np.asarray(q[:, :2] / q[:, 2:3], np.float64)
