@@ -89,6 +89,7 @@ PLACES = {
     "lines": "the board's printed lines",
     "cups": "the cups' centres",
     "cup template": "the cups, alike in every cell",
+    "cup rims": "the cups' rims",
     "corners given": "the corners given",
     "outline": "its outline and balls alone, no printed lines or clear cups (its cells may be read less surely)",
 }

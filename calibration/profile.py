@@ -33,14 +33,17 @@ from rolit.vision.register import ReferenceView
 
 from .errors import CalibrationError
 
-__all__ = ["PLACED_BY", "Profile", "default_profile_path", "data_folder"]
+__all__ = ["EXACTLY_PLACED", "PLACED_BY", "Profile", "default_profile_path", "data_folder"]
 
 F64 = npt.NDArray[np.float64]
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
 # What placed calibration's grid (Profile.seen_placed_by): the board's printed lines, the cups' own centres, the
-# cups' mean (only), the corners as given, or nothing but the board's outline or the lattice's alignment.
-PLACED_BY = ("lines", "cups", "cup template", "corners given", "outline")
+# cups' mean (only), the corners as given, nothing but the board's outline or the lattice's alignment, or the
+# cups' rims.
+PLACED_BY = ("lines", "cups", "cup template", "corners given", "outline", "cup rims")
+# What places a grid to a few hundredths of a cell, surer than the lattice aligns it on a game frame.
+EXACTLY_PLACED = ("lines", "cup rims")
 FEATURES = 19  # len(rolit.vision.features.FEATURE_NAMES), checked by the tests
 
 
@@ -87,6 +90,12 @@ class Profile:
         """True when the board's printed lines placed calibration's grid: to a few hundredths of a cell, surer
         than the lattice aligns it on a game frame."""
         return self.seen_placed_by == "lines"
+
+    @property
+    def seen_exactly(self) -> bool:
+        """True when the board's printed lines or the cups' rims placed calibration's grid (see
+        :data:`EXACTLY_PLACED`): a calibrated reader reads on that grid as it is while the camera stays still."""
+        return self.seen_placed_by in EXACTLY_PLACED
 
     @property
     def calibrated(self) -> bool:

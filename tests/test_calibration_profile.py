@@ -65,6 +65,12 @@ def test_what_placed_the_grid_is_kept(tmp_path: Path) -> None:
     assert Profile.from_json(data).seen_placed_by == ""
 
 
+def test_the_lines_and_the_cups_rims_place_a_grid_exactly() -> None:
+    exactly = {placed_by for placed_by in PLACED_BY if Profile("quick6", seen_placed_by=placed_by).seen_exactly}
+    assert exactly == {"lines", "cup rims"}
+    assert not Profile("quick6").seen_exactly
+
+
 def test_a_version_1_profile_keeps_its_corners_and_turn_but_not_its_colours(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
     path.write_text(json.dumps({"version": 1, "variant": "quick6", "rotation": 3,

@@ -25,6 +25,16 @@ instead (:func:`on_cup_template`): what differs from that mean is the grid's
 own error. It cannot see a move of the whole grid (that moves the mean too), so
 it only refines a grid found otherwise.
 
+A cup's rim does not move with the light, though: the cup is darker than the
+plastic round it and its rim is rounded, so its edges are circles round its
+centre, on the board's plane, however the light falls (it only changes which
+side of each circle is the brighter). :func:`on_cup_rims` finds each empty cup
+by its rim (where a ring of the rim's size meets the most edge), fits a
+homography to the cups robustly and takes it only where most cups agree with it
+to a twentieth of a cell. That places the whole grid, its shift too, to a few
+hundredths of a cell wherever the cups show at all, and refuses black and dim
+boards whose cups do not.
+
 >>> import numpy as np
 >>> from .locate import apply_homography, grid_homography
 >>> image = np.full((420, 420, 3), (150, 190, 210), np.uint8)  # plastic, BGR
@@ -54,8 +64,9 @@ import numpy.typing as npt
 
 from . import lattice
 from .locate import apply_homography, cells_apart
+from .pose import CUP_RADIUS
 
-__all__ = ["REACH", "SURE", "on_cup_template", "on_cups"]
+__all__ = ["REACH", "SURE", "on_cup_rims", "on_cup_template", "on_cups", "rim_centres"]
 
 log = logging.getLogger(__name__)
 
@@ -190,3 +201,97 @@ def on_cup_template(image: npt.NDArray[Any], corners: F64, n: int, empty: npt.ND
         if match > TEMPLATE_MATCH and misfit < least:
             best, least = refined, misfit
     return best
+
+
+# The cups placed by their rims (see on_cup_rims): pixels a cell; the ring (cells from the cup's centre) that
+# holds its edges, from the dark line inside the lip to the rim's outer edge; how far from where the grid puts
+# it a cup is looked for (cells); how near the fit a cup must lie to agree with it (cells); the least cups that
+# must agree, and their least share of the cups measured; the fits, each from the last one's grid.
+RIM_PX = 32
+RIM_RING = (CUP_RADIUS - 1.0 / 30.0, CUP_RADIUS + 1.4 / 30.0)
+RIM_SEARCH = 0.35
+RIM_TOLERANCE = 0.05
+RIM_LEAST, RIM_SHARE = 12, 0.5
+RIM_LOOKS = 3
+
+
+def _ring(px: int) -> npt.NDArray[np.float32]:
+    """The rim's ring as a kernel (summing to one) at ``px`` pixels a cell."""
+    inner, outer = RIM_RING
+    half = int(outer * px) + 2
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
+    r = np.hypot(xx, yy) / px
+    ring = ((r >= inner) & (r <= outer)).astype(np.float32)
+    return np.asarray(ring / ring.sum(), np.float32)
+
+
+def _peak(a: float, b: float, c: float) -> float:
+    """Where a parabola through three samples one apart (the middle the largest) peaks, from the middle."""
+    d = a - 2.0 * b + c
+    return 0.0 if d >= 0.0 else 0.5 * (a - c) / d
+
+
+def rim_centres(
+    image: npt.NDArray[Any], corners: F64, n: int, empty: npt.NDArray[np.bool_]
+) -> tuple[F64, npt.NDArray[np.bool_]]:
+    """Per cell (rows, columns): how far (cells, u and v) the cup of each ``empty`` cell sits from where the grid
+    (corners tl, tr, br, bl) puts its centre, found by its rim; and where one was found (a clear peak inside the
+    search window, not on its edge)."""
+    px, pad = RIM_PX, 1
+    view = lattice.rectify(image, lattice.grid_homography(corners, n), n, pad, px)
+    lightness = cv2.GaussianBlur(np.ascontiguousarray(view[..., 0], np.float32), (0, 0), 0.8)
+    gx = cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3)
+    rims = cv2.filter2D(cv2.magnitude(gx, gy), -1, _ring(px))
+    s = int(RIM_SEARCH * px)
+    offsets, found = np.zeros((n, n, 2)), np.zeros((n, n), bool)
+    for row, col in zip(*np.nonzero(empty), strict=True):
+        cy, cx = (row + pad + 0.5) * px - 0.5, (col + pad + 0.5) * px - 0.5
+        y0, x0 = round(cy) - s, round(cx) - s
+        window = rims[y0 : y0 + 2 * s + 1, x0 : x0 + 2 * s + 1]
+        iy, ix = np.unravel_index(int(np.argmax(window)), window.shape)
+        if not (0 < iy < window.shape[0] - 1 and 0 < ix < window.shape[1] - 1):
+            continue  # the best ring lies on the window's edge: no cup within reach
+        if window[iy, ix] <= float(np.median(window)):
+            continue
+        fy = iy + _peak(window[iy - 1, ix], window[iy, ix], window[iy + 1, ix])
+        fx = ix + _peak(window[iy, ix - 1], window[iy, ix], window[iy, ix + 1])
+        offsets[row, col] = ((x0 + fx - cx) / px, (y0 + fy - cy) / px)
+        found[row, col] = True
+    return offsets, found
+
+
+def on_cup_rims(image: npt.NDArray[Any], corners: F64, n: int, empty: npt.NDArray[np.bool_]) -> F64 | None:
+    """The grid (corners tl, tr, br, bl) moved onto its ``empty`` cells' cups, each found by its rim, or ``None``
+    when the cups do not agree on one homography (see the module's docstring).
+
+    Each fit is robust (RANSAC, :data:`RIM_TOLERANCE`), then least squares on
+    the cups that agree; at least :data:`RIM_LEAST` must, and
+    :data:`RIM_SHARE` of those measured, on every fit.
+    """
+    grid = np.asarray(corners, np.float64)
+    g = np.arange(n) + 0.5
+    cells = np.column_stack([v.ravel() for v in np.meshgrid(g, g)])
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    for _ in range(RIM_LOOKS):
+        offsets, found = rim_centres(image, grid, n, empty)
+        measured = found.ravel()
+        if measured.sum() < RIM_LEAST:
+            return None
+        src = cells[measured].astype(np.float32)
+        dst = (cells[measured] + offsets.reshape(-1, 2)[measured]).astype(np.float32)
+        robust: Any = cv2.findHomography(src, dst, cv2.RANSAC, RIM_TOLERANCE, maxIters=2000, confidence=0.999)
+        if robust[0] is None:
+            return None
+        agree = robust[1].ravel().astype(bool)
+        if agree.sum() < max(RIM_LEAST, RIM_SHARE * measured.sum()):
+            log.debug("cup rims: %d of %d cups agree", agree.sum(), measured.sum())
+            return None
+        fitted: Any = cv2.findHomography(src[agree], dst[agree], 0)
+        if fitted[0] is None:
+            return None
+        grid = apply_homography(lattice.grid_homography(grid, n) @ np.asarray(fitted[0], np.float64), box)
+        if not np.all(np.isfinite(grid)):
+            return None
+    log.debug("cup rims: the grid moved %.2f cells", cells_apart(np.asarray(corners, np.float64), grid, n))
+    return grid
