@@ -1129,7 +1129,8 @@ def _calibrated(
             # Corners given by hand too, judged as given (above): the profile keeps them as moved.
             corners = placed.corners.tolist()
     elif corners is None:
-        # Where no lines show, the cups place the grid (less exactly than lines, better than the alignment).
+        # Where no lines show, the cups place the grid: by their centres or their mean (less exactly than lines,
+        # better than the alignment), then, where they agree, by their rims (as exactly as lines).
         empty = (labels == EMPTY).reshape(n, n)
         on_cups = _on_cups(image, n, fit, features)
         templated = _on_cup_template(image, n, *on_cups, empty)
