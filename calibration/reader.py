@@ -957,12 +957,7 @@ def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F
     a far corner (the perspective an outline or the balls gave it) reads its
     far cups off their centres.
     """
-    corners = on_cups(image, fit.corners, n)
-    if corners is None:
-        return fit, features
-    log.info("calibration: the grid moved %.2f cells onto the cups' centres", cells_apart(fit.corners, corners, n))
-    placed = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
-    return placed, _features_on(image, placed, n)
+    return _moved_onto(image, n, fit, features, on_cups(image, fit.corners, n), "the cups' centres")
 
 
 def _on_cup_template(
@@ -975,12 +970,7 @@ def _on_cup_template(
     each cup's shading sits, which light and a low view move off its centre
     alike in every cup, and then some more in the far rows.
     """
-    corners = on_cup_template(image, fit.corners, n, empty)
-    if corners is None:
-        return fit, features
-    log.info("calibration: the grid moved %.2f cells onto the cups' mean", cells_apart(fit.corners, corners, n))
-    placed = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
-    return placed, _features_on(image, placed, n)
+    return _moved_onto(image, n, fit, features, on_cup_template(image, fit.corners, n, empty), "the cups' mean")
 
 
 def _on_cup_rims(
@@ -999,10 +989,15 @@ def _on_cup_rims(
     mean had (0.05 to 0.015; one 0.04 further). Black and dim boards' cups do
     not agree, and their grids stay as they were.
     """
-    corners = on_cup_rims(image, fit.corners, n, empty)
+    return _moved_onto(image, n, fit, features, on_cup_rims(image, fit.corners, n, empty), "the cups' rims")
+
+
+def _moved_onto(image: U8, n: int, fit: GridFit, features: F64, corners: F64 | None, onto: str) -> tuple[GridFit, F64]:
+    """The grid moved to ``corners`` (what ``onto`` placed it on) and its cells' features read there; ``fit`` and
+    ``features`` as they are when ``corners`` is ``None``."""
     if corners is None:
         return fit, features
-    log.info("calibration: the grid moved %.2f cells onto the cups' rims", cells_apart(fit.corners, corners, n))
+    log.info("calibration: the grid moved %.2f cells onto %s", cells_apart(fit.corners, corners, n), onto)
     placed = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
     return placed, _features_on(image, placed, n)
 
