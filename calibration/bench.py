@@ -35,7 +35,7 @@ from .errors import CalibrationError
 from .profile import Profile
 from .reader import BoardReader, board_square, calibrate
 
-__all__ = ["bench_vision", "accuracy", "draw_scene", "read_scene", "speed"]
+__all__ = ["accuracy", "bench_vision", "cups_apart", "draw_scene", "read_scene", "speed"]
 
 U8 = npt.NDArray[np.uint8]
 TEST_SEED0 = 1_000_000  # training scenes use small seeds; these are never seen
@@ -60,6 +60,27 @@ def _truth_cells(reader_corners: npt.NDArray[np.float64], truth: GroundTruth, n:
         col, row = int(np.floor(u)), int(np.floor(v))
         out.append(row * 8 + col if 0 <= col < n and 0 <= row < n else -1)
     return out
+
+
+def cups_apart(corners: npt.ArrayLike, truth: GroundTruth, n: int) -> float:
+    """How far (cells, at the worst cell) a grid's cell centres lie from the true cups' centres, whichever corner
+    the grid lists first (clockwise, as :func:`order_corners` lists them).
+
+    :func:`grids_apart` against the true corners counts the lens too: a lens bends the board, and the homography
+    through its four corners may lie a fifth of a cell off its own cups (development scene 133: 0.21). Measured
+    against the cups, a grid is only as far out as it reads.
+
+    >>> _, truth = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    >>> cups_apart(truth.corners, truth, 6) < 0.05
+    True
+    """
+    g = np.arange(n, dtype=np.float64) + 0.5
+    cu, cv = np.meshgrid(g, g)
+    cells = np.c_[cu.ravel(), cv.ravel()]
+    cups = np.array([truth.cells[(i // n) * 8 + i % n] for i in range(n * n)], np.float64)
+    grid = np.asarray(corners, np.float64)
+    seen = [apply_homography(np.linalg.inv(grid_homography(np.roll(grid, k, axis=0), n)), cups) for k in range(4)]
+    return min(float(np.max(np.abs(there - cells))) for there in seen)
 
 
 def _score(board: Board, corners: Any, truth: GroundTruth, rotation: int) -> dict[str, int]:
@@ -175,10 +196,12 @@ def read_scene(
 
     Per mode, ``None`` when the board is not found, or the counts of its
     cells (see :func:`accuracy`), ``exact``, and ``grid``: how far (cells, at
-    the worst cell, see :func:`grids_apart`) the grid read lies from the true one. Also the scene's
+    the worst cell, see :func:`grids_apart`) the grid read lies from the true one, and ``cups``: from the true
+    cups (see :func:`cups_apart`). Also the scene's
     variant, whether a hand is over the board, whether calibration was
     refused, and ``calibration_grid``: how far calibration's grid lay from the
-    start position's true one (``None`` when refused), and ``calibration_placed``: what placed it
+    start position's true one (``None`` when refused), ``calibration_cups``: from its true cups, and
+    ``calibration_placed``: what placed it
     (:data:`~rolit.calibration.profile.PLACED_BY`); the camera's elevation
     at calibration (degrees) and the board's style. With ``calibration_only`` the game frame
     is not read (the start position is rendered and calibrated, no more).
@@ -196,13 +219,15 @@ def read_scene(
     n = board.size
     scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
                              "elevation": elevation, "board": BOARD_STYLES[params.board_style].name,
-                             "calibration_refused": False, "calibration_grid": None, "calibration_placed": None}
+                             "calibration_refused": False, "calibration_grid": None, "calibration_cups": None,
+                             "calibration_placed": None}
     profile: Profile | None = None
     try:
         profile = calibrate(start_image, variant)
         scene["calibration_placed"] = profile.seen_placed_by
         if profile.seen_corners is not None:
             scene["calibration_grid"] = grids_apart(profile.seen_corners, start_truth.corners, n)
+            scene["calibration_cups"] = cups_apart(profile.seen_corners, start_truth, n)
     except CalibrationError:
         scene["calibration_refused"] = True
     if calibration_only:
@@ -226,6 +251,7 @@ def read_scene(
         counts["exact"] = (counts["wrong"] == 0 and counts["unknown"] == 0 and counts["misplaced"] == 0
                            and hand is None)
         counts["grid"] = grids_apart(obs.corners, truth.corners, n)
+        counts["cups"] = cups_apart(obs.corners, truth, n)
         scene[mode] = counts
     return scene
 

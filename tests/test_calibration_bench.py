@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rolit.calibration.bench import _score, accuracy, read_scene
+from rolit.calibration.bench import _score, accuracy, cups_apart, draw_scene, read_scene
 from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.lattice import shifted
 from rolit.vision.synthetic.demo import DEMO_PARAMS
@@ -107,3 +107,22 @@ def test_each_scene_says_what_placed_calibrations_grid() -> None:
     # start position in 340 (266, on AVX-512 only), which is too few to test here.
     for k, placed_by in ((13, "lines"), (2, "cups"), (85, "cup rims"), (91, "outline")):
         assert read_scene(k, calibration_only=True)["calibration_placed"] == placed_by, k
+
+
+def test_a_grid_is_measured_against_the_true_cups_as_well_as_the_true_corners() -> None:
+    _, truth = _start_truth()
+    corners = np.asarray(truth.corners)
+    assert cups_apart(corners, truth, 6) < 0.05
+    assert cups_apart(np.roll(corners, 1, axis=0), truth, 6) < 0.05  # whichever corner is listed first
+    assert 0.45 < cups_apart(shifted(corners, 6, 0.5, 0.0), truth, 6) < 0.55
+    # Development scene 133: a barrel lens bends the board, and the homography through its true corners lies a
+    # fifth of a cell off its own cups.
+    variant, _, params, _, _ = draw_scene(133)
+    _, bent = render(Position.start(variant).board(), params, variant=variant)
+    assert cups_apart(np.asarray(bent.corners), bent, 8) > 0.15
+
+
+def test_each_scene_says_how_far_its_grids_lie_from_the_true_cups() -> None:
+    scene = read_scene(0, size=(640, 360), hand_rate=0.0, demo_camera=True)
+    assert scene["calibration_cups"] < 0.1
+    assert all(scene[mode]["cups"] < 0.15 for mode in ("uncalibrated", "calibrated", "by_hand"))
