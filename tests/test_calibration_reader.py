@@ -740,3 +740,28 @@ def test_the_start_position_moves_a_grid_a_cell_out_back_and_leaves_the_right_on
     assert kept is right
     _, back = moved(shifted(np.asarray(truth, np.float64), n, 1, 0))
     assert grids_apart(back.corners, truth, n) < 0.05
+
+
+def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development scene 440: a black board from 56 degrees whose cups do not show; only its outline placed
+    # calibration's grid, 0.4 cells out. On the game frame the lattice locks on better on the balls' highlights,
+    # and every cell is read; on calibration's grid a row of cells stays unknown.
+    from rolit.calibration import reader
+    from rolit.calibration.bench import _score, cups_apart
+
+    variant, board, params = unseen_scene(440)
+    image, _ = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(image, variant)
+    assert profile.seen_placed_by == "outline"
+    game, truth = render(board, params, variant=variant)
+
+    def read() -> tuple[float, dict[str, int]]:
+        seen = BoardReader(variant, profile=profile).read(game)
+        assert seen.board is not None and seen.corners is not None
+        return cups_apart(seen.corners, truth, board.size), _score(seen.board, seen.corners, truth, profile.rotation)
+
+    out, counts = read()
+    assert out < 0.2 and counts["wrong"] == 0 and counts["unknown"] <= 2
+    monkeypatch.setattr(reader, "HIGHLIGHTS_GAIN", math.inf)
+    out, counts = read()
+    assert out > 0.3 and counts["unknown"] > 10

@@ -435,3 +435,23 @@ def test_every_slips_outline_misses_measured_at_once_are_those_measured_one_by_o
     assert all(abs(at_once[s] - one_by_one[s]) < 1e-9 for s in one_by_one)
     # The nearest outline is the nearest at every slip: the grid's own edge for no slip, well away for others.
     assert at_once[(0, 0)] < 0.5 * min(v for s, v in at_once.items() if s != (0, 0))
+
+
+def test_a_grid_too_small_is_moved_onto_the_balls_highlights() -> None:
+    # A grid from a board's outline may be too large or small by up to a tenth (the outline a pixel or two off):
+    # the balls' highlights, each where the pose puts its ball's, bring it back.
+    from rolit.calibration.bench import cups_apart
+    from rolit.vision.synthetic.renderer import render
+
+    variant, board, params = unseen_scene(440)
+    image, truth = render(board, params, variant=variant)
+    n = board.size
+    true = np.asarray(truth.corners, np.float64)
+    box = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float64)
+    small = apply_homography(grid_homography(true, n), (box - n / 2) * 0.92 + n / 2)
+    assert cups_apart(small, truth, n) > 0.35
+    moved = Locator(n).onto_highlights(image, small)
+    assert moved is not None
+    corners, before, after = moved
+    assert cups_apart(corners, truth, n) < 0.2 and after > before + 0.3
+    assert Locator(n).onto_highlights(np.zeros_like(image), small) is None

@@ -25,9 +25,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from .lattice import grid_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
 
-__all__ = ["highlights", "lattice_guesses", "placed", "steps"]
+__all__ = ["highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
@@ -44,6 +45,10 @@ COMMON_STEPS = 5  # the commonest steps tried in pairs for the lattice's
 STEP_TOL = 0.3  # a neighbour within this share of a step of where the lattice puts it is on it
 MIN_BALLS = 5  # highlights on a lattice, at least, for it to count
 MAX_PLACEMENTS = 12  # placements of the n x n cells round the balls, at most (nearest the middle first)
+# A grid moved onto the highlights (see on_highlights): how near (cells) where the grid puts a ball's highlight
+# one must lie to be taken for it; how near the fit (cells) one must lie to agree with it; the least that must;
+# and the fits, each from the last one's grid.
+ONTO_REACH, ONTO_TOLERANCE, ONTO_LEAST, ONTO_LOOKS = 0.3, 0.08, 12, 3
 
 
 def highlights(image: U8, coloured: bool = True) -> F64:
@@ -240,3 +245,49 @@ def _lowered(h: F64, shape: tuple[int, ...], height: float) -> F64 | None:
         return np.asarray(below @ np.linalg.inv(here) @ h, np.float64)
     except np.linalg.LinAlgError:
         return None
+
+
+def on_highlights(image: U8, corners: F64, n: int) -> F64 | None:
+    """The grid (corners tl, tr, br, bl, pixels of ``image``) moved onto the balls' highlights near where it
+    puts them, or ``None`` when fewer than :data:`ONTO_LEAST` balls agree on one homography.
+
+    Each highlight stands :data:`HIGHLIGHT_HEIGHT` above its cell's centre as the pose behind the grid sees
+    it; the highlights found within :data:`ONTO_REACH` cells of those places are fitted by a homography from
+    the cells (RANSAC, :data:`ONTO_TOLERANCE`), lowered to the board's plane, :data:`ONTO_LOOKS` times.
+
+    >>> corners = np.array([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]])
+    >>> on_highlights(np.zeros((600, 600, 3), np.uint8), corners, 8) is None  # no balls
+    True
+    """
+    points = highlights(image, coloured=False)
+    grid = np.asarray(corners, np.float64)
+    g = np.arange(n, dtype=np.float64) + 0.5
+    cu, cv = np.meshgrid(g, g)
+    cells = np.c_[cu.ravel(), cv.ravel()]
+    box = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]])
+    for _ in range(ONTO_LOOKS):
+        if len(points) < ONTO_LEAST:
+            return None
+        try:
+            pose = Pose.from_homography(grid_homography(grid, n), (int(image.shape[1]), int(image.shape[0])))
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        expected = pose.project(np.c_[cells, np.full(len(cells), HIGHLIGHT_HEIGHT)])
+        pitch = float(np.mean(np.linalg.norm(grid - np.roll(grid, 1, axis=0), axis=1))) / n
+        gaps = np.linalg.norm(expected[:, None, :] - points[None, :, :], axis=-1)
+        nearest = gaps.argmin(axis=1)
+        near = gaps[np.arange(len(cells)), nearest] < ONTO_REACH * pitch
+        if int(near.sum()) < ONTO_LEAST:
+            return None
+        src, dst = cells[near].astype(np.float32), points[nearest[near]].astype(np.float32)
+        found: Any = cv2.findHomography(src, dst, cv2.RANSAC, ONTO_TOLERANCE * pitch)
+        if found[0] is None or int(found[1].sum()) < ONTO_LEAST:
+            return None
+        board = _lowered(np.asarray(found[0], np.float64), image.shape, HIGHLIGHT_HEIGHT)
+        if board is None:
+            return None
+        q = np.c_[box, np.ones(4)] @ board.T
+        grid = q[:, :2] / q[:, 2:3]
+        if not np.all(np.isfinite(grid)):
+            return None
+    return np.asarray(grid, np.float64)

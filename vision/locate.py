@@ -339,6 +339,18 @@ class Locator:
             return None
         return refined[0] / scale, lattice.quality(view), lattice.quality(refined[1])
 
+    def onto_highlights(self, image: U8, corners: F64) -> tuple[F64, float, float] | None:
+        """A grid (full-resolution corners) moved onto the balls' highlights near where it puts them (see
+        :func:`balls.on_highlights`), with the lattice quality of the grid as it was and as moved; ``None`` when
+        the highlights do not agree on a grid, or it leaves the picture."""
+        work, scale = self._work(image)
+        guess = np.asarray(corners, np.float64) * scale
+        moved = balls.on_highlights(work, guess, self.n)
+        if moved is None or not _plausible(moved, work.shape, self.n):
+            return None
+        before = lattice.quality(lattice.look(work, guess, self.n, pad=1))
+        return moved / scale, before, lattice.quality(lattice.look(work, moved, self.n, pad=1))
+
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
         """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
         score, when it holds; ``None`` when not.
