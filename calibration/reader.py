@@ -97,6 +97,7 @@ WEAK_GRID, THRESHOLD_WEAK_GRID = 0.25, 0.99
 # and balls locks on at least this much better there: on the development game frames 340-679 whose grids the
 # outline placed, 10 moved nearer the true cups by 0.05 cells or more, 1 further.
 HIGHLIGHTS_GAIN = 0.05
+HIGHLIGHTS_KEPT = 0.05  # cells the frames' grid may move before the highlights are looked for again
 # Beside a cell a hand covers, a cell is trusted only at this confidence: a hand reaches further
 # than the cells it clearly covers, and a fingertip over a cup can look like a ball.
 THRESHOLD_BESIDE_HAND = 0.99
@@ -244,6 +245,8 @@ class BoardReader:
         self._refound = False  # the next grid found counts as moved (the picture changed size)
         # Where the picture round the calibration grid was when the grid followed was taken up.
         self._registration: Registration | None = None
+        # The last grid looked at on the balls' highlights, and what they made of it (see _on_highlights).
+        self._highlighted: tuple[F64, GridFit | None] | None = None
 
     @property
     def model(self) -> ColourModel:
@@ -258,6 +261,7 @@ class BoardReader:
         self._held = False
         self._doubtful = False
         self._registration = None
+        self._highlighted = None
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -499,12 +503,22 @@ class BoardReader:
 
     def _on_highlights(self, image: U8, fit: GridFit) -> GridFit:
         """``fit`` moved onto the balls' highlights (see :meth:`Locator.onto_highlights`) where the lattice locks
-        on there at least :data:`HIGHLIGHTS_GAIN` better; as it is, where not."""
+        on there at least :data:`HIGHLIGHTS_GAIN` better; as it is, where not.
+
+        The highlights are looked for once while the frames' grid stays within :data:`HIGHLIGHTS_KEPT` cells of
+        the one looked at (a still camera): finding them costs several times what reading a tracked frame does.
+        """
+        n = self.variant.size
+        if self._highlighted is not None and cells_apart(self._highlighted[0], fit.corners, n) < HIGHLIGHTS_KEPT:
+            kept = self._highlighted[1]
+            return fit if kept is None else GridFit(kept.corners, kept.homography, fit.quality, fit.score)
         moved = self.locator.onto_highlights(image, fit.corners)
-        if moved is None or moved[2] < moved[1] + HIGHLIGHTS_GAIN:
-            return fit
-        log.debug("grid moved onto the balls' highlights (lattice %.2f to %.2f)", moved[1], moved[2])
-        return GridFit(moved[0], grid_homography(moved[0], self.variant.size), fit.quality, fit.score)
+        taken = None
+        if moved is not None and moved[2] >= moved[1] + HIGHLIGHTS_GAIN:
+            log.debug("grid moved onto the balls' highlights (lattice %.2f to %.2f)", moved[1], moved[2])
+            taken = GridFit(moved[0], grid_homography(moved[0], n), fit.quality, fit.score)
+        self._highlighted = (fit.corners, taken)
+        return fit if taken is None else taken
 
     def _as_calibrated(self, fit: GridFit) -> GridFit:
         """A grid found afresh in the calibration's corner order, and moved onto its grid when a cell out."""

@@ -764,6 +764,13 @@ def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monke
 
     out, counts = read()
     assert out < 0.2 and counts["wrong"] == 0 and counts["unknown"] <= 2
+    # While the frames' grid stays, the highlights are looked for once.
+    looks = []
+    following = BoardReader(variant, profile=profile)
+    onto = following.locator.onto_highlights
+    monkeypatch.setattr(following.locator, "onto_highlights", lambda *a: looks.append(1) or onto(*a))
+    first, again = following.read(game), following.read(game)
+    assert len(looks) == 1 and first.corners == again.corners
     monkeypatch.setattr(reader, "HIGHLIGHTS_GAIN", math.inf)
     out, counts = read()
     assert out > 0.3 and counts["unknown"] > 10
