@@ -820,3 +820,28 @@ def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monke
     out, counts = read()
     assert out > 0.3 and counts["unknown"] > 10
 
+
+def test_a_hand_across_the_picture_round_the_board_leaves_calibrations_grid_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Development scene 322 (a teal board whose printed lines placed calibration's grid 0.01 cells from the cups):
+    # an arm across the ring round the board kept the frame from being registered, so the grid was aligned on
+    # the game's lattice, which the hand pulled 0.12 cells out. The rest of the ring registers: the camera is
+    # still, and the grid the lines placed is read on as it is.
+    from rolit.calibration.bench import cups_apart, draw_scene
+
+    variant, board, params, hand, _ = draw_scene(322)
+    assert hand is not None
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    image, truth = render(board, params, variant=variant, hand=hand)
+    profile = calibrate(start, variant)
+    assert profile.seen_corners is not None and profile.seen_on_lines
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.corners is not None and observed.board is not None
+    assert grids_apart(observed.corners, profile.seen_corners, board.size) < 1e-9
+    assert cups_apart(observed.corners, truth, board.size) < 0.03
+    on_board = [sq for sq in range(64) if sq // 8 < board.size and sq % 8 < board.size]
+    assert all(observed.board[sq] in (UNKNOWN, board[sq]) for sq in on_board)
+    monkeypatch.setattr("rolit.vision.register.RING_KEPT", 1.1)  # nothing left out of the ring: as before
+    before = BoardReader(variant, profile=profile).read(image)
+    assert before.corners is not None and cups_apart(before.corners, truth, board.size) > 0.08

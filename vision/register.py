@@ -5,7 +5,9 @@ what lies just round it (:class:`ReferenceView`). In a later frame, enhanced
 correlation (OpenCV's ``findTransformECC``) finds the homography that best maps
 that picture onto the same part of the frame, and so where the grid seen at
 calibration lies now. Only a ring round the grid is compared: the balls change
-during a game, the board's frame and the table next to it do not.
+during a game, the board's frame and the table next to it do not. A hand or an
+arm over part of that ring is left out: where the two pictures differ in a
+patch too large to be an edge that moved, the rest of the ring is compared.
 
 It needs no lattice, so it holds on a black board whose cups do not show, where
 a search may find nothing. And it follows a bumped camera onto the very grid the
@@ -140,8 +142,10 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     """Where the grid at ``corners`` when ``view`` was taken lies in ``image`` (``None``: not found there).
 
     ``None`` when the frame has another size, the pictures do not correlate
-    at :data:`ACCEPT` or better (a hand over the ring, another scene), or the
-    grid would have moved more than :data:`MAX_MOVE` cells, or folded over.
+    at :data:`ACCEPT` or better (another scene), or the grid would have moved
+    more than :data:`MAX_MOVE` cells, or folded over. When the whole ring does
+    not register, large patches where the pictures differ (a hand or an arm
+    over the ring, see :func:`_covered`) are left out and the rest compared.
     """
     if tuple(image.shape[:2]) != view.frame:
         return None
@@ -149,16 +153,36 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     h, w = view.pixels.shape
     template = view.pixels.astype(np.float32)
     now = _grey(image, view.box, (w, h)).astype(np.float32)
+    first_mask = _ring_mask(c, n, view)
+    found = _registered(view, template, now, c, n, first_mask)
+    if found is None:
+        # A hand or an arm over part of the ring: what differs in a large patch is left out, and the rest compared.
+        covered = _covered(template, now, first_mask)
+        if covered is not None:
+            found = _registered(view, template, now, c, n, covered)
+    return found
+
+
+def _registered(
+    view: ReferenceView,
+    template: npt.NDArray[np.float32],
+    now: npt.NDArray[np.float32],
+    c: F64,
+    n: int,
+    first_mask: U8,
+) -> Registration | None:
+    """:func:`register` of the grid at ``c`` comparing the pictures over ``first_mask`` (the ring, less what a hand
+    may cover) where the grid was, then over the ring where the first pass put it (less the same)."""
     origin, scale = np.array(view.box[:2], np.float64), view.scale
     local = (c - origin) * scale
     warp: Any = np.eye(3, dtype=np.float32)
     moved = c
-    first_mask = _ring_mask(c, n, view)
+    unseen = _ring_mask(c, n, view) & ~first_mask
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
     # The mask applies to the frame, so it is drawn where the grid is thought to be: where it was, then
     # where the first pass put it (a bumped camera moved the outer balls too, into the ring as it was).
     for again in (False, True):
-        mask = _ring_mask(moved, n, view) if again else first_mask
+        mask = _ring_mask(moved, n, view) & ~unseen if again else first_mask
         try:
             correlation, warp = cv2.findTransformECC(template, now, warp, cv2.MOTION_HOMOGRAPHY, criteria, mask, 5)
         except cv2.error as exc:  # the iteration diverged, or the ring holds no texture at all
@@ -178,6 +202,39 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
         # part of the ring (a hand), which a homography can take up by stretching the side it covers.
         return Registration(c, float(still))
     return Registration(moved, float(correlation))
+
+
+# A hand over the ring: pixels whose grey level, each picture set to zero mean and unit spread over the ring,
+# differs by more than COVER_DIFFERS, in patches that survive an opening HAND_SIZE of the picture's longer side
+# wide (a bumped camera's differences lie along edges, and do not), are left out; at least RING_KEPT of the ring
+# must remain.
+COVER_DIFFERS = 1.0
+HAND_SIZE = 0.06
+RING_KEPT = 0.5
+
+
+def _covered(template: npt.NDArray[np.float32], now: npt.NDArray[np.float32], mask: U8) -> U8 | None:
+    """``mask`` less the large patches where ``now`` differs from ``template`` (something over them), or ``None``
+    when there are none or too little of the ring is left."""
+    ring = mask > 0
+    if not ring.any():
+        return None
+
+    def normed(picture: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        values = picture[ring]
+        return (picture - float(values.mean())) / max(float(values.std()), 1.0)
+
+    differs = ((np.abs(normed(template) - normed(now)) > COVER_DIFFERS) & ring).astype(np.uint8)
+    size = max(3, round(HAND_SIZE * max(template.shape)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    patches = cv2.morphologyEx(differs, cv2.MORPH_OPEN, kernel)
+    if not patches.any():
+        return None
+    patches = cv2.dilate(patches, kernel)
+    kept = np.where(patches > 0, 0, mask).astype(np.uint8)
+    if np.count_nonzero(kept) < RING_KEPT * np.count_nonzero(ring):
+        return None
+    return kept
 
 
 def _correlation(template: npt.NDArray[np.float32], image: npt.NDArray[np.float32], mask: U8) -> float:
