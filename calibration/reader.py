@@ -731,11 +731,8 @@ def _calibrated_as_seen(
         if searched is not None:
             return searched
         raise CalibrationBoardNotFoundError("no board found in the calibration picture")
-    # A grid the locator found sits on a lattice, a whole number of cells from the board's cups: it may be moved
-    # further onto the start position's balls than a grid from an outline (see _start_offset).
-    reach = START_REACH if corners is None else 1
     try:
-        return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation, shaded=shaded, reach=reach)
+        return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation, shaded=shaded)
     except CalibrationError as first:
         if corners is not None or isinstance(first, CalibrationBoardNotFoundError):
             raise
@@ -748,9 +745,7 @@ def _calibrated_as_seen(
             if found is None:
                 break
             try:
-                return _calibrated(
-                    image, v, reader.model, found[0], found[2], corners, rotation, shaded=shaded, reach=reach
-                )
+                return _calibrated(image, v, reader.model, found[0], found[2], corners, rotation, shaded=shaded)
             except CalibrationError:
                 continue
         # No lattice shows it: the board's outline still may (a board whose cups hardly show, by a cloth).
@@ -783,8 +778,7 @@ def _calibrated_in_shade(image: U8, flat: U8, v: Variant, rotation: int | None) 
     profile: Profile | None = None
     if found is not None:
         try:
-            features = _features_on(image, found[0], n)
-            profile = _calibrated(image, v, model, found[0], features, None, rotation, flat, reach=START_REACH)
+            profile = _calibrated(image, v, model, found[0], _features_on(image, found[0], n), None, rotation, flat)
         except CalibrationError:
             pass
     # Flattened, a dark board no longer stands out from a light table, nor the cups' shading as the locator knows
@@ -920,14 +914,14 @@ def _aligned(image: U8, n: int, fit: GridFit) -> GridFit | None:
 
 
 def _on_centre_block(
-    image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64, whole_start: bool = False, reach: int = 1
+    image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64, whole_start: bool = False
 ) -> tuple[GridFit, F64, F64]:
     """The grid, its cells' features and their probabilities, moved by whole cells when the start position's
-    centre balls sit in a block off the centre (see :func:`_start_offset`); failing that, with ``whole_start``,
+    centre balls sit in a block one cell out (see :func:`_start_offset`); failing that, with ``whole_start``,
     when the whole start position reads far likelier a cell over (see :func:`_on_likelier_start`)."""
     n = v.size
     probs = model.probabilities(features, v)
-    step = _start_offset(probs, n, reach)
+    step = _start_offset(probs, n)
     if step == (0, 0):
         return _on_likelier_start(image, v, model, fit, features, probs) if whole_start else (fit, features, probs)
     # The grid was found a cell out: the balls the start position has in the centre are off it.
@@ -963,8 +957,8 @@ def _on_likelier_start(
     """The grid, its cells' features and their probabilities, moved by a whole cell (along either side, or both)
     when the start position reads far likelier there (see :data:`START_SHIFT_GAIN`); as they are when not.
 
-    :func:`_start_offset` moves a grid only when a block of four cells off
-    the centre holds balls surely, which a dim ball, or Junior's grey one, may
+    :func:`_start_offset` moves a grid only when a block of four cells one
+    cell out holds balls surely, which a dim ball, or Junior's grey one, may
     not; the whole start position, its empty cups and the cells
     off the board included, still tells a grid a cell out from the right one.
     """
@@ -1126,19 +1120,17 @@ def _calibrated(
     rotation: int | None,
     seen: U8 | None = None,
     shaded: U8 | None = None,
-    reach: int = 1,
 ) -> Profile:
     """The profile from a start position read on ``fit`` (see :func:`calibrate`); the grid is placed on the board's
     lines where they show in ``seen`` (``image`` itself by default), or else in ``shaded`` (``image`` with the
-    light's fall taken off), and on the cups in ``image``, where every cell is read. ``reach``: how many cells
-    the centre block may lie from the grid's centre (see :func:`_start_offset`).
+    light's fall taken off), and on the cups in ``image``, where every cell is read.
 
     Calibration looks in ``seen`` other than ``image`` only to take a grid the lines placed (see
     :func:`_calibrated_in_shade`), so the cups are not looked for there.
     """
     n = v.size
     seen = image if seen is None else seen
-    fit, features, probs = _on_centre_block(image, v, model, fit, features, corners is None, reach)
+    fit, features, probs = _on_centre_block(image, v, model, fit, features, whole_start=corners is None)
     start = Position.start(v).board()
     if rotation is None:
         rotation = _start_rotation(probs, start, n)
@@ -1226,22 +1218,14 @@ def _reference_view(image: U8, corners: F64, n: int) -> ReferenceView | None:
 
 # A ball read at this confidence counts for placing the start position (see _start_offset).
 START_SURE = 0.9
-# Cells the centre block may lie from the centre of a grid the locator found, either way (on a classic grid,
-# anywhere on it). A lattice of cups may lock on cells out where part of the board lies in shadow: development
-# scene 466, a black board on a black card, its far columns unlit, is found two cells out (three with numpy's AVX2
-# code). A grid from an outline moves a cell at most: on development start position 886 (a Junior board) one moved
-# two cells read the start position likelier than the right one, its outer cells on the table.
-START_REACH = 3
-START_BESIDE = 2  # cells beside a block over a cell out that may read as balls (a row's balls over the cells behind)
 
 
-def _start_offset(probs: F64, n: int, reach: int = 1) -> tuple[int, int]:
+def _start_offset(probs: F64, n: int) -> tuple[int, int]:
     """How many whole cells (u, v) the grid must move for the start's centre block to hold balls surely.
 
-    Each two-by-two block of cells at most ``reach`` cells from the
-    centre is scored by how surely all four of its cells hold a ball; the grid
-    moves when a block off the centre holds them surely and clearly more so
-    than the centre.
+    Each two-by-two block of cells at most one cell from the centre is scored
+    by how surely all four of its cells hold a ball; the grid moves when a
+    block one cell out holds them surely and clearly more so than the centre.
     (Not by where every ball read surely lies: seen from low down, a ball's top
     reaches over the cell behind it, and the board's frame may have a ball's colour.)
 
@@ -1256,28 +1240,13 @@ def _start_offset(probs: F64, n: int, reach: int = 1) -> tuple[int, int]:
     c = n // 2 - 1  # the centre block's first row and column
     scores = {
         (du, dv): float(np.prod(ball[c + dv : c + dv + 2, c + du : c + du + 2]))
-        for du in range(-reach, reach + 1)
-        for dv in range(-reach, reach + 1)
-        if 0 <= c + du <= n - 2 and 0 <= c + dv <= n - 2
+        for du in (-1, 0, 1)
+        for dv in (-1, 0, 1)
     }
     step = max(scores, key=lambda key: scores[key])
-    if step == (0, 0) or scores[step] < START_SURE**4 or scores[(0, 0)] >= START_CLEARER * scores[step]:
-        return (0, 0)
-    if max(abs(step[0]), abs(step[1])) > 1 and _balls_beside(ball, c + step[0], c + step[1]) > START_BESIDE:
-        # Seen from low down, the balls of a block one cell out reach over the cells behind them, and the board's
-        # frame beyond may read as balls too: a block further out is the start position's only when the cells
-        # round it are empty (development scene 45).
-        return (0, 0)
-    return step
-
-
-def _balls_beside(ball: F64, u: int, v: int) -> int:
-    """How many of the cells beside the two-by-two block at column ``u``, row ``v`` of ``ball`` (each cell's
-    chance of a ball, n x n) read as a ball more likely than not."""
-    n = len(ball)
-    beside = [(v - 1, u + k) for k in (0, 1)] + [(v + 2, u + k) for k in (0, 1)]
-    beside += [(v + k, u - 1) for k in (0, 1)] + [(v + k, u + 2) for k in (0, 1)]
-    return sum(1 for row, col in beside if 0 <= row < n and 0 <= col < n and ball[row, col] > 0.5)
+    if step != (0, 0) and scores[step] >= START_SURE**4 and scores[(0, 0)] < START_CLEARER * scores[step]:
+        return step
+    return (0, 0)
 
 
 # How much less surely the centre block must hold balls than a block one cell out, for the grid to move there.
