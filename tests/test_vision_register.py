@@ -155,3 +155,27 @@ def test_a_hand_over_much_of_the_ring_is_left_out_and_a_still_camera_is_register
     assert _cells_apart(found.corners, corners, n) < 0.1  # the camera still, to the reader (its STILL)
     monkeypatch.setattr("rolit.vision.register.RING_KEPT", 1.1)  # nothing may be left out: as before
     assert register(view, game, corners, n) is None
+
+
+def test_only_a_large_patch_that_differs_is_left_out_of_the_ring() -> None:
+    # What a hand does to the ring (a large patch unlike the picture at calibration) is left out; what a bumped
+    # camera does (every edge a few pixels over: thin lines of difference) is not, nor is a picture that matches.
+    from rolit.vision.register import _covered
+
+    template = np.full((200, 256), 90, np.float32)
+    for x in range(20, 240, 40):
+        template[:, x : x + 12] = 160.0  # stripes: edges all over the ring
+    mask = np.full((200, 256), 255, np.uint8)
+    mask[50:150, 60:196] = 0  # the ring round the grid
+    assert _covered(template, template.copy(), mask) is None
+    assert _covered(template, np.roll(template, 3, axis=1), mask) is None
+    hand = template.copy()
+    hand[0:60, 0:120] = 230.0  # an arm across a corner of the ring
+    kept = _covered(template, hand, mask)
+    assert kept is not None
+    under = mask[0:60, 0:120] > 0
+    assert (kept[0:60, 0:120][under] > 0).mean() < 0.15  # the stripes under the arm, much like it once normalised
+    assert kept[150:, 130:].all()  # the far side of the ring kept whole
+    assert np.count_nonzero(kept) >= 0.5 * np.count_nonzero(mask)
+    hand[:, :] = 230.0  # something over the whole ring: too little left to compare
+    assert _covered(template, hand, mask) is None
