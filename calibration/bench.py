@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.dataset import random_board, random_hand_over
+from rolit.vision.lattice import cell_centres
 from rolit.vision.locate import apply_homography, grid_homography, grids_apart, order_corners
 from rolit.vision.synthetic.demo import DEMO_PARAMS
 from rolit.vision.synthetic.hand import Hand
@@ -74,9 +75,7 @@ def cups_apart(corners: npt.ArrayLike, truth: GroundTruth, n: int) -> float:
     >>> cups_apart(truth.corners, truth, 6) < 0.05
     True
     """
-    g = np.arange(n, dtype=np.float64) + 0.5
-    cu, cv = np.meshgrid(g, g)
-    cells = np.c_[cu.ravel(), cv.ravel()]
+    cells = cell_centres(n)
     cups = np.array([truth.cells[(i // n) * 8 + i % n] for i in range(n * n)], np.float64)
     grid = np.asarray(corners, np.float64)
     seen = [apply_homography(np.linalg.inv(grid_homography(np.roll(grid, k, axis=0), n)), cups) for k in range(4)]

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .lattice import grid_homography
+from .lattice import cell_centres, grid_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
 
 __all__ = ["highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
@@ -261,9 +261,7 @@ def on_highlights(image: U8, corners: F64, n: int) -> F64 | None:
     """
     points = highlights(image, coloured=False)
     grid = np.asarray(corners, np.float64)
-    g = np.arange(n, dtype=np.float64) + 0.5
-    cu, cv = np.meshgrid(g, g)
-    cells = np.c_[cu.ravel(), cv.ravel()]
+    cells = cell_centres(n)
     box = np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]])
     for _ in range(ONTO_LOOKS):
         if len(points) < ONTO_LEAST:

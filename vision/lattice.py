@@ -45,6 +45,7 @@ __all__ = [
     "PX",
     "ball_colours",
     "ball_share",
+    "cell_centres",
     "cell_phases",
     "grid_homography",
     "inverted",
@@ -374,7 +375,7 @@ def look(
     # (a grid a cell out has balls there). Further out the board's plane view stays as it is.
     ring = slice((pad - 1) * px, (pad + n + 1) * px) if pad >= 1 else slice(0, n * px)
     content[ring, ring] = content[ring, ring] * (1.0 - ball[ring, ring]) + raised[ring, ring] * raised_ball[ring, ring]
-    cells = _centres(n)
+    cells = cell_centres(n)
     shift = (_apply(np.asarray(np.linalg.inv(h), np.float64), _apply(hb, cells)) - cells).reshape(n, n, 2)
     inner = raised_ball[pad * px : (pad + n) * px, pad * px : (pad + n) * px].reshape(n, px, n, px)
     occupied = np.einsum("jyix,yx->ji", inner, _middle(px)) / float(_middle(px).sum())
@@ -408,7 +409,7 @@ def inverted(view: LatticeView) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _centres(n: int) -> F64:
+def cell_centres(n: int) -> F64:
     """The cells' centres in grid coordinates, row by row (cells x 2; shared, not to be written to)."""
     g = np.arange(n) + 0.5
     cells = np.column_stack([a.ravel() for a in np.meshgrid(g, g)])
@@ -531,7 +532,7 @@ def realign(view: LatticeView, affine: bool) -> F64:
     """
     n = view.n
     du, dv, wu, wv = _votes(view)
-    grid = _centres(n)
+    grid = cell_centres(n)
     fit = _fit(n, du, dv, wu, wv, affine)
     for _ in range(2):
         # Cells far from the fit (a hand, a ball the parallax does not explain) count less.
@@ -562,7 +563,7 @@ def offsets_homography(n: int, offsets: F64, weight: F64, tolerance: float) -> F
     """The homography of the grid (grid to grid) that moves each cell's centre by its offset (rows, columns, then
     u and v; cells) as nearly as it can, weighted (one weight a cell, row-major); cells further from the fit
     than ``tolerance`` cells count less, the further the less (fitted three times)."""
-    grid = _centres(n)
+    grid = cell_centres(n)
     moved = grid + offsets.reshape(-1, 2)
     fit = _weighted_homography(grid, moved, weight)
     for _ in range(2):

@@ -153,13 +153,13 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     h, w = view.pixels.shape
     template = view.pixels.astype(np.float32)
     now = _grey(image, view.box, (w, h)).astype(np.float32)
-    first_mask = _ring_mask(c, n, view)
-    found = _registered(view, template, now, c, n, first_mask)
+    ring = _ring_mask(c, n, view)
+    found = _registered(view, template, now, c, n, ring)
     if found is None:
         # A hand or an arm over part of the ring: what differs in a large patch is left out, and the rest compared.
-        covered = _covered(template, now, first_mask)
+        covered = _covered(template, now, ring)
         if covered is not None:
-            found = _registered(view, template, now, c, n, covered)
+            found = _registered(view, template, now, c, n, ring, covered)
     return found
 
 
@@ -169,20 +169,22 @@ def _registered(
     now: npt.NDArray[np.float32],
     c: F64,
     n: int,
-    first_mask: U8,
+    ring: U8,
+    covered: U8 | None = None,
 ) -> Registration | None:
-    """:func:`register` of the grid at ``c`` comparing the pictures over ``first_mask`` (the ring, less what a hand
-    may cover) where the grid was, then over the ring where the first pass put it (less the same)."""
+    """:func:`register` of the grid at ``c`` comparing the pictures over ``ring`` (the ring round it) where the grid
+    was, then over the ring where the first pass put it; both less ``covered`` (what a hand covers), when given."""
     origin, scale = np.array(view.box[:2], np.float64), view.scale
     local = (c - origin) * scale
     warp: Any = np.eye(3, dtype=np.float32)
     moved = c
-    unseen = _ring_mask(c, n, view) & ~first_mask
+    seen: Any = 255 if covered is None else ~covered  # what may be compared (all of the ring, or all but a hand)
+    first_mask = ring & seen
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
     # The mask applies to the frame, so it is drawn where the grid is thought to be: where it was, then
     # where the first pass put it (a bumped camera moved the outer balls too, into the ring as it was).
     for again in (False, True):
-        mask = _ring_mask(moved, n, view) & ~unseen if again else first_mask
+        mask = _ring_mask(moved, n, view) & seen if again else first_mask
         try:
             correlation, warp = cv2.findTransformECC(template, now, warp, cv2.MOTION_HOMOGRAPHY, criteria, mask, 5)
         except cv2.error as exc:  # the iteration diverged, or the ring holds no texture at all
@@ -214,8 +216,8 @@ RING_KEPT = 0.5
 
 
 def _covered(template: npt.NDArray[np.float32], now: npt.NDArray[np.float32], mask: U8) -> U8 | None:
-    """``mask`` less the large patches where ``now`` differs from ``template`` (something over them), or ``None``
-    when there are none or too little of the ring is left."""
+    """The large patches of the ring ``mask`` where ``now`` differs from ``template`` (something over them, 255),
+    or ``None`` when there are none or too little of the ring is left without them."""
     ring = mask > 0
     if not ring.any():
         return None
@@ -230,11 +232,11 @@ def _covered(template: npt.NDArray[np.float32], now: npt.NDArray[np.float32], ma
     patches = cv2.morphologyEx(differs, cv2.MORPH_OPEN, kernel)
     if not patches.any():
         return None
-    patches = cv2.dilate(patches, kernel)
-    kept = np.where(patches > 0, 0, mask).astype(np.uint8)
-    if np.count_nonzero(kept) < RING_KEPT * np.count_nonzero(ring):
+    covered = np.zeros_like(mask)
+    covered[cv2.dilate(patches, kernel) > 0] = 255
+    if np.count_nonzero(mask & ~covered) < RING_KEPT * np.count_nonzero(ring):
         return None
-    return kept
+    return covered
 
 
 def _correlation(template: npt.NDArray[np.float32], image: npt.NDArray[np.float32], mask: U8) -> float:
