@@ -178,7 +178,9 @@ def _registered(
     local = (c - origin) * scale
     warp: Any = np.eye(3, dtype=np.float32)
     moved = c
-    seen: Any = 255 if covered is None else ~covered  # what may be compared (all of the ring, or all but a hand)
+    # What may be compared: all of the ring, or all but what a hand covers of the ring as it was (the second pass's
+    # ring, where the first put the grid, keeps what lies beyond).
+    seen: Any = 255 if covered is None else ~(ring & covered)
     first_mask = ring & seen
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ITERATIONS, 1e-4)
     # The mask applies to the frame, so it is drawn where the grid is thought to be: where it was, then
