@@ -98,3 +98,25 @@ def test_balls_hide_more_of_the_plastic_from_low_down() -> None:
     _, free_empty = free_points(pose, n, np.zeros(n * n, bool))
     assert free_empty.all()  # no ball, nothing hidden
     assert 0 < free_low.mean() < free_above.mean() - 0.15  # 0.42 and 0.68 of the points
+
+
+def test_a_point_is_free_exactly_when_no_balls_outline_reaches_it() -> None:
+    # free_points runs on every frame read, so it compares squared distances axis by axis; this is the
+    # definition it must keep: a point is hidden when it lies within some occupied cell's ball outline.
+    from rolit.vision.cover import OUTLINE_MARGIN
+    from rolit.vision.pose import BALL_CENTRE_HEIGHT
+
+    rng = np.random.default_rng(7)
+    n = 8
+    cells = np.array([[c + 0.5, r + 0.5] for r in range(n) for c in range(n)])
+    for _ in range(20):
+        corners = np.array([[300.0, 200.0], [900.0, 210.0], [1000.0, 650.0], [200.0, 640.0]]) + rng.normal(0, 40, (4, 2))
+        pose = Pose.from_homography(grid_homography(corners, n), (1280, 720))
+        occupied = rng.random(n * n) < rng.uniform(0.1, 0.9)
+        points, free = free_points(pose, n, occupied)
+        centres = np.c_[cells[occupied], np.full(int(occupied.sum()), BALL_CENTRE_HEIGHT)]
+        middles = pose.project(centres)
+        reach = OUTLINE_MARGIN * pose.ball_radius_px(centres) + 1.0
+        gaps = np.linalg.norm(points[:, :, None, :] - middles[None, None, :, :], axis=-1)
+        assert np.array_equal(free, ~np.any(gaps < reach, axis=-1))
+        assert 0 < free.sum() < free.size
