@@ -104,11 +104,12 @@ def test_a_point_is_free_exactly_when_no_balls_outline_reaches_it() -> None:
     # free_points runs on every frame read, so it compares squared distances axis by axis; this is the
     # definition it must keep: a point is hidden when it lies within some occupied cell's ball outline.
     from rolit.vision.cover import OUTLINE_MARGIN
+    from rolit.vision.lattice import cell_centres
     from rolit.vision.pose import BALL_CENTRE_HEIGHT
 
     rng = np.random.default_rng(7)
     n = 8
-    cells = np.array([[c + 0.5, r + 0.5] for r in range(n) for c in range(n)])
+    cells = cell_centres(n)
     for _ in range(20):
         corners = np.array([[300.0, 200.0], [900.0, 210.0], [1000.0, 650.0], [200.0, 640.0]]) + rng.normal(0, 40, (4, 2))
         pose = Pose.from_homography(grid_homography(corners, n), (1280, 720))

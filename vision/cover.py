@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .features import _lab_at
+from .lattice import cell_centres
 from .plastic import LAB_WEIGHT
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
@@ -84,9 +85,7 @@ def free_points(pose: Pose, n: int, occupied: Bools) -> tuple[F64, Bools]:
     >>> bool(free_points(pose, 8, np.ones(64, bool))[1].any())  # straight down, the plastic between shows
     True
     """
-    g = np.arange(n, dtype=np.float64) + 0.5
-    cu, cv = np.meshgrid(g, g)
-    cells = np.c_[cu.ravel(), cv.ravel()]
+    cells = cell_centres(n)
     offsets = _offsets()
     pts = (cells[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
     image_pts = pose.project(np.c_[pts, np.zeros(len(pts))]).reshape(len(cells), len(offsets), 2)
