@@ -164,7 +164,7 @@ class Locator:
         quads: list[tuple[F64, Any]] = []
         maps = itertools.islice(_outline_sources(image), sources)
         for contours in itertools.chain(maps, [plastic.contours(image)] if start else []):
-            quads.extend(_quads(contours, area_min))
+            quads.extend(_quads(contours, area_min, image.shape))
         # Each distinct outline also with its sides fitted again to the contour's
         # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
         out = []
@@ -748,18 +748,23 @@ def _inside(corners: F64, n: int, shape: Sequence[int], margin: float) -> bool:
     return bool(np.all(out >= 0) and np.all(out[:, 0] < shape[1]) and np.all(out[:, 1] < shape[0]))
 
 
-def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:
-    """Four-cornered outlines of the large contours.
+def _quads(contours: Sequence[Any], area_min: float, shape: Sequence[int]) -> list[tuple[F64, Any]]:
+    """Four-cornered outlines of the large contours (of a picture of ``shape``).
 
     A contour's convex hull simplified to four corners, or, when something
     covers a corner or sticks out (a hand, a ball on the far row), its four
-    longest sides met at their crossings. Each comes with its contour.
+    longest sides met at their crossings. A contour its hull is clearly
+    larger than also gives the outlines on its own straight runs (see
+    :func:`_run_quads`). Each comes with its contour.
     """
-    out = []
+    out: list[tuple[F64, Any]] = []
     for cnt in contours:
-        if cv2.contourArea(cnt) < area_min:
+        area = cv2.contourArea(cnt)
+        if area < area_min:
             continue
         hull = cv2.convexHull(cnt)
+        if area < MERGED * cv2.contourArea(hull):
+            out.extend((quad, cnt) for quad in _run_quads(cnt, area_min, shape))
         peri = cv2.arcLength(hull, True)
         quad: F64 | None = None
         for eps in (0.015, 0.03, 0.05):
@@ -775,6 +780,55 @@ def _quads(contours: Sequence[Any], area_min: float) -> list[tuple[F64, Any]]:
             continue
         out.append((quad, cnt))
     return out
+
+
+def _run_quads(contour: Any, area_min: float, shape: Sequence[int]) -> list[F64]:
+    """Quadrilaterals on four of a contour's longest straight runs, for a board whose outline merged with
+    something touching it (a dark card at its corner, a dark cloth along its side): the hull is then not the
+    board's, but the board's sides still run along the contour.
+
+    Each lies inside the contour (:data:`RUN_INSIDE` of it) and the contour
+    runs along :data:`RUN_SUPPORT` of its sides; the locator's alignment
+    judges the rest.
+    """
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, RUN_EPSILON * peri, True).reshape(-1, 2).astype(np.float64)
+    m = len(poly)
+    if m < 5:
+        return []
+    lengths = np.linalg.norm(np.concatenate((poly[1:], poly[:1])) - poly, axis=1)
+    longest = sorted(int(i) for i in np.argsort(-lengths)[:RUN_SIDES])
+    h, w = int(shape[0]), int(shape[1])
+    filled = np.zeros((h, w), np.uint8)
+    cv2.drawContours(filled, [contour], -1, 1, -1)
+    line = np.zeros((h, w), np.uint8)
+    cv2.drawContours(line, [contour], -1, 255, 1)
+    near = cv2.distanceTransform(255 - line, cv2.DIST_L2, 3) < RUN_NEAR
+    out: list[F64] = []
+    for sides in itertools.combinations(longest, 4):
+        quad = _quad_from_lines([(poly[i], poly[(i + 1) % m] - poly[i]) for i in sides])
+        if quad is None or cv2.contourArea(quad.astype(np.float32)) < area_min:
+            continue
+        inner = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(inner, np.round(quad).astype(np.int32), 1)
+        if int(np.count_nonzero(inner & filled)) < RUN_INSIDE * max(1, int(np.count_nonzero(inner))):
+            continue
+        along = (quad[:, None, :] + (np.roll(quad, -1, axis=0) - quad)[:, None, :] * _RUN_STEPS[None, :, None])
+        x, y = np.round(along.reshape(-1, 2)).astype(int).T
+        onto = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+        if int(near[y[onto], x[onto]].sum()) >= RUN_SUPPORT * len(x):
+            out.append(quad)
+    return out
+
+
+# A contour its convex hull exceeds by this much (area) merged with something: its straight runs are tried for the
+# board's sides (see _run_quads), simplified to within this share of its length, the longest few taken four at a
+# time; a quad on them must lie this much inside the contour, and the contour within a few pixels of this share of
+# the points along its sides.
+MERGED = 0.95
+RUN_EPSILON, RUN_SIDES = 0.01, 6
+RUN_INSIDE, RUN_SUPPORT, RUN_NEAR = 0.9, 0.6, 3.0
+_RUN_STEPS = np.linspace(0.0, 1.0, 40, endpoint=False)
 
 
 def _crossing(
