@@ -455,3 +455,29 @@ def test_a_grid_too_small_is_moved_onto_the_balls_highlights() -> None:
     corners, before, after = moved
     assert cups_apart(corners, truth, n) < 0.2 and after > before + 0.3
     assert Locator(n).onto_highlights(np.zeros_like(image), small) is None
+
+
+def test_a_board_merged_with_a_card_at_its_corner_is_outlined_on_its_own_sides(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rolit.vision import locate
+
+    image = np.full((360, 640, 3), 200, np.uint8)  # a white table
+    board = np.array([[170.0, 60.0], [430.0, 70.0], [440.0, 300.0], [160.0, 290.0]])
+    cv2.fillConvexPoly(image, board.astype(np.int32), (30, 30, 30))
+    card = np.array([[60.0, 250.0], [190.0, 270.0], [180.0, 340.0], [50.0, 330.0]])  # over the board's corner
+    cv2.fillConvexPoly(image, card.astype(np.int32), (50, 30, 20))
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    contours = cv2.findContours(255 - grey // 128 * 255, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+    merged = max(contours, key=cv2.contourArea)
+
+    def off(q: np.ndarray) -> float:
+        return float(np.max(np.linalg.norm(order_corners(q) - board, axis=1)))
+
+    assert min(off(q) for q, _ in locate._quads([merged], 1000.0, image.shape)) < 2.0
+    # The board's and the card's hull is no four-cornered board; the merged contour's own straight runs are.
+    monkeypatch.setattr(locate, "MERGED", 0.0)
+    assert all(off(q) > 20 for q, _ in locate._quads([merged], 1000.0, image.shape))
+
+
+def test_the_start_on_a_black_board_merged_with_a_card_is_found() -> None:
+    # Development start position 473: a black board on a white table, a navy card at its corner.
+    assert _located_off(473, start=True) < 0.3
