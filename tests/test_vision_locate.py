@@ -457,7 +457,9 @@ def test_a_grid_too_small_is_moved_onto_the_balls_highlights() -> None:
     assert Locator(n).onto_highlights(np.zeros_like(image), small) is None
 
 
-def test_a_board_merged_with_a_card_at_its_corner_is_outlined_on_its_own_sides(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_board_merged_with_a_card_at_its_corner_is_outlined_on_its_own_sides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from rolit.vision import locate
 
     image = np.full((360, 640, 3), 200, np.uint8)  # a white table
@@ -472,10 +474,11 @@ def test_a_board_merged_with_a_card_at_its_corner_is_outlined_on_its_own_sides(m
     def off(q: np.ndarray) -> float:
         return float(np.max(np.linalg.norm(order_corners(q) - board, axis=1)))
 
-    assert min(off(q) for q, _ in locate._quads([merged], 1000.0, image.shape)) < 2.0
     # The board's and the card's hull is no four-cornered board; the merged contour's own straight runs are.
-    monkeypatch.setattr(locate, "MERGED", 0.0)
-    assert all(off(q) > 20 for q, _ in locate._quads([merged], 1000.0, image.shape))
+    assert all(off(q) > 20 for q, _ in locate._quads([merged], 1000.0))
+    assert min(off(q) for q, _ in locate._quads([merged], 1000.0, merged=True)) < 2.0
+    monkeypatch.setattr(locate, "MERGED", 0.5)  # a contour its hull exceeds a little is not taken for merged
+    assert not locate._quads([merged], 1000.0, merged=True)
 
 
 def test_the_start_on_a_black_board_merged_with_a_card_is_found() -> None:

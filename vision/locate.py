@@ -152,19 +152,23 @@ class Locator:
 
     # Candidates ---------------------------------------------------------------
 
-    def candidates(self, image: U8, sources: int | None = None, start: bool = False) -> list[F64]:
+    def candidates(
+        self, image: U8, sources: int | None = None, start: bool = False, merged: bool = False
+    ) -> list[F64]:
         """Quadrilaterals (4x2, image pixels) that may be the board's outline, its frame's inner edge, or its grid.
 
         ``sources``: only the first few of the maps they are taken from (see
         :func:`_outline_sources`; ``None``: all of them). ``start``: the picture
         shows the start position, whose balls mark the board's plastic, and
         the outlines of that plastic are taken too (see :mod:`.plastic`).
+        ``merged``: instead, the outlines on the straight runs of contours that
+        merged with something touching the board (see :func:`_run_quads`).
         """
         area_min = 0.01 * image.shape[0] * image.shape[1]
         quads: list[tuple[F64, Any]] = []
         maps = itertools.islice(_outline_sources(image), sources)
         for contours in itertools.chain(maps, [plastic.contours(image)] if start else []):
-            quads.extend(_quads(contours, area_min, image.shape))
+            quads.extend(_quads(contours, area_min, merged))
         # Each distinct outline also with its sides fitted again to the contour's
         # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
         out = []
@@ -242,6 +246,13 @@ class Locator:
                 best = confirmed
         # A grid the balls' own lattice led to has that lattice for it too: it may show fewer of its
         # cells (a hand over half the board).
+        if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
+            # The outline of a board merged with something touching it (a dark card at its corner): the
+            # contours' own straight runs. Only when nothing else is a board: among the many quads they give,
+            # a few lead the alignment astray where the board's outline or its balls' lattice is found.
+            merged = self.candidates(work, merged=True)
+            best = self._best(work, pyramid, self._guesses(merged, work.shape), TOP, 0.0, best, seen=seen)
+            outlines = [*outlines, *merged]
         if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
             # Few balls and faint cups (the start position on a dark board): the board's outline, checked
             # by the balls there are.
@@ -748,14 +759,14 @@ def _inside(corners: F64, n: int, shape: Sequence[int], margin: float) -> bool:
     return bool(np.all(out >= 0) and np.all(out[:, 0] < shape[1]) and np.all(out[:, 1] < shape[0]))
 
 
-def _quads(contours: Sequence[Any], area_min: float, shape: Sequence[int]) -> list[tuple[F64, Any]]:
-    """Four-cornered outlines of the large contours (of a picture of ``shape``).
+def _quads(contours: Sequence[Any], area_min: float, merged: bool = False) -> list[tuple[F64, Any]]:
+    """Four-cornered outlines of the large contours.
 
     A contour's convex hull simplified to four corners, or, when something
     covers a corner or sticks out (a hand, a ball on the far row), its four
-    longest sides met at their crossings. A contour its hull is clearly
-    larger than also gives the outlines on its own straight runs (see
-    :func:`_run_quads`). Each comes with its contour.
+    longest sides met at their crossings. With ``merged``, instead, the
+    outlines on the straight runs of each contour its hull is clearly larger
+    than (see :func:`_run_quads`). Each comes with its contour.
     """
     out: list[tuple[F64, Any]] = []
     for cnt in contours:
@@ -763,8 +774,10 @@ def _quads(contours: Sequence[Any], area_min: float, shape: Sequence[int]) -> li
         if area < area_min:
             continue
         hull = cv2.convexHull(cnt)
-        if area < MERGED * cv2.contourArea(hull):
-            out.extend((quad, cnt) for quad in _run_quads(cnt, area_min, shape))
+        if merged:
+            if area < MERGED * cv2.contourArea(hull):
+                out.extend((quad, cnt) for quad in _run_quads(cnt, area_min))
+            continue
         peri = cv2.arcLength(hull, True)
         quad: F64 | None = None
         for eps in (0.015, 0.03, 0.05):
@@ -782,14 +795,14 @@ def _quads(contours: Sequence[Any], area_min: float, shape: Sequence[int]) -> li
     return out
 
 
-def _run_quads(contour: Any, area_min: float, shape: Sequence[int]) -> list[F64]:
+def _run_quads(contour: Any, area_min: float) -> list[F64]:
     """Quadrilaterals on four of a contour's longest straight runs, for a board whose outline merged with
     something touching it (a dark card at its corner, a dark cloth along its side): the hull is then not the
     board's, but the board's sides still run along the contour.
 
-    Each lies inside the contour (:data:`RUN_INSIDE` of it) and the contour
-    runs along :data:`RUN_SUPPORT` of its sides; the locator's alignment
-    judges the rest.
+    Each lies inside the contour (:data:`RUN_INSIDE` of points spread over
+    it) and the contour runs along :data:`RUN_SUPPORT` of its sides; the
+    locator's alignment judges the rest.
     """
     peri = cv2.arcLength(contour, True)
     poly = cv2.approxPolyDP(contour, RUN_EPSILON * peri, True).reshape(-1, 2).astype(np.float64)
@@ -798,25 +811,28 @@ def _run_quads(contour: Any, area_min: float, shape: Sequence[int]) -> list[F64]
         return []
     lengths = np.linalg.norm(np.concatenate((poly[1:], poly[:1])) - poly, axis=1)
     longest = sorted(int(i) for i in np.argsort(-lengths)[:RUN_SIDES])
-    h, w = int(shape[0]), int(shape[1])
+    area = cv2.contourArea(contour)
+    # The contour drawn filled, and drawn thick, over its bounding box.
+    x0, y0, w, h = cv2.boundingRect(contour)
+    origin = np.array([x0, y0], np.float64)
     filled = np.zeros((h, w), np.uint8)
-    cv2.drawContours(filled, [contour], -1, 1, -1)
-    line = np.zeros((h, w), np.uint8)
-    cv2.drawContours(line, [contour], -1, 255, 1)
-    near = cv2.distanceTransform(255 - line, cv2.DIST_L2, 3) < RUN_NEAR
+    cv2.drawContours(filled, [contour], -1, 1, -1, offset=(-x0, -y0))
+    near = np.zeros((h, w), np.uint8)  # within RUN_NEAR pixels of it
+    cv2.drawContours(near, [contour], -1, 1, 2 * RUN_NEAR + 1, offset=(-x0, -y0))
+
+    def share(points: F64, mask: npt.NDArray[np.uint8]) -> float:
+        x, y = np.round(points - origin).astype(int).T
+        onto = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+        return float(np.count_nonzero(mask[y[onto], x[onto]])) / len(points)
+
     out: list[F64] = []
     for sides in itertools.combinations(longest, 4):
         quad = _quad_from_lines([(poly[i], poly[(i + 1) % m] - poly[i]) for i in sides])
-        if quad is None or cv2.contourArea(quad.astype(np.float32)) < area_min:
+        if quad is None or not area_min <= cv2.contourArea(quad.astype(np.float32)) <= area:
             continue
-        inner = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(inner, np.round(quad).astype(np.int32), 1)
-        if int(np.count_nonzero(inner & filled)) < RUN_INSIDE * max(1, int(np.count_nonzero(inner))):
-            continue
+        inner = apply_homography(cv2.getPerspectiveTransform(_UNIT, quad.astype(np.float32)), _RUN_INNER)
         along = (quad[:, None, :] + (np.roll(quad, -1, axis=0) - quad)[:, None, :] * _RUN_STEPS[None, :, None])
-        x, y = np.round(along.reshape(-1, 2)).astype(int).T
-        onto = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-        if int(near[y[onto], x[onto]].sum()) >= RUN_SUPPORT * len(x):
+        if share(inner, filled) >= RUN_INSIDE and share(along.reshape(-1, 2), near) >= RUN_SUPPORT:
             out.append(quad)
     return out
 
@@ -827,8 +843,10 @@ def _run_quads(contour: Any, area_min: float, shape: Sequence[int]) -> list[F64]
 # the points along its sides.
 MERGED = 0.95
 RUN_EPSILON, RUN_SIDES = 0.01, 6
-RUN_INSIDE, RUN_SUPPORT, RUN_NEAR = 0.9, 0.6, 3.0
-_RUN_STEPS = np.linspace(0.0, 1.0, 40, endpoint=False)
+RUN_INSIDE, RUN_SUPPORT, RUN_NEAR = 0.9, 0.6, 3
+_RUN_STEPS = np.linspace(0.0, 1.0, 20, endpoint=False)
+_UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+_RUN_INNER = np.stack(np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.1, 0.9, 5)), axis=-1).reshape(-1, 2)
 
 
 def _crossing(
