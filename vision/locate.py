@@ -320,7 +320,8 @@ class Locator:
         :meth:`locate` finds no lattice to lock on.
 
         The outlines include those of the plastic round the start position's
-        balls (see :mod:`.plastic`). Every outline is taken for the board's
+        balls (see :mod:`.plastic`), and those on the straight runs of
+        outlines merged with something touching the board. Every outline is taken for the board's
         outline, its frame's inner edge and the grid (see :data:`FRAME_RATIOS`), and the lines' grids come with
         their neighbours a cell either way, so most of these are wrong: the
         caller picks by what the cells hold (see ``rolit.calibration``).
@@ -332,7 +333,8 @@ class Locator:
         # The board's printed lines seen anywhere in the picture too: a black board's outline may merge with a
         # dark table, and its cups hardly show (see linegrid).
         lined = [g for g in map(order_corners, linegrid.line_guesses(work, n)) if _plausible(g, work.shape, n)]
-        for guess in self._guesses(self.candidates(work, start=True), work.shape) + _distinct(lined, n):
+        outlines = self.candidates(work, start=True) + self.candidates(work, start=True, merged=True)
+        for guess in self._guesses(outlines, work.shape) + _distinct(lined, n):
             du, dv = lattice.look(work, guess, n, pad=1).offsets
             su, sv = float(np.median(du[c : c + 2, c : c + 2])), float(np.median(dv[c : c + 2, c : c + 2]))
             out.append(lattice.shifted(guess, n, su, sv) / scale)
