@@ -800,3 +800,13 @@ def test_a_hand_across_the_picture_round_the_board_leaves_calibrations_grid_held
     monkeypatch.setattr("rolit.vision.register.RING_KEPT", 1.1)  # nothing left out of the ring: as before
     before = BoardReader(variant, profile=profile).read(image)
     assert before.corners is not None and cups_apart(before.corners, truth, board.size) > 0.08
+
+
+def test_a_dark_board_on_a_chequered_cloth_is_placed_by_its_cup_rims() -> None:
+    # Development scene 586, from 65 degrees: the board's dark outline merges with the cloth's dark squares
+    # along it, and the cloth's squares, of the cups' size, outvote the cups. The plastic round the start
+    # position's balls merged with the squares too; that outline's own straight sides lead to the board.
+    image, corners, n = start_scene(586)
+    profile = calibrate(image, "classic")
+    assert profile.seen_placed_by == "cup rims"
+    assert grids_apart(profile.seen_corners, corners, n) < 0.1
