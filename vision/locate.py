@@ -839,7 +839,7 @@ def _run_quads(contour: Any, area_min: float) -> list[F64]:
     return out
 
 
-# A contour its convex hull exceeds by this much (area) merged with something: its straight runs are tried for the
+# A contour under this share of its convex hull's area merged with something: its straight runs are tried for the
 # board's sides (see _run_quads), simplified to within this share of its length, the longest few taken four at a
 # time; a quad on them must lie this much inside the contour, and the contour within a few pixels of this share of
 # the points along its sides.
