@@ -834,12 +834,37 @@ def _from_start_search(
     cell read in ``image``; ``shaded`` is passed on to :func:`_calibrated`.
     With ``placed_by``, only a profile whose grid one of those placed (see
     :data:`~rolit.calibration.profile.PLACED_BY`) is taken.
+
+    When no grid from those outlines is taken, the outlines on the straight
+    runs of outlines merged with something touching the board (a dark cloth
+    along its side) are searched so. Not with the others: such a grid, the
+    wrong size but centred on the balls, can read the start position as well
+    as the board's own.
     """
+    for merged in (False, True):
+        profile = _start_searched(image, v, model, rotation, seen, shaded, placed_by, merged)
+        if profile is not None:
+            return profile
+    return None
+
+
+def _start_searched(
+    image: U8,
+    v: Variant,
+    model: ColourModel,
+    rotation: int | None,
+    seen: U8 | None,
+    shaded: U8 | None,
+    placed_by: tuple[str, ...] | None,
+    merged: bool,
+) -> Profile | None:
+    """:func:`_from_start_search` on the grids :meth:`Locator.centred_guesses` gives (``merged``: on the merged
+    outlines' straight runs only)."""
     n = v.size
     seen = image if seen is None else seen
     start = Position.start(v).board()
     scored: list[tuple[float, GridFit, F64]] = []
-    for corners in Locator(n).centred_guesses(seen):
+    for corners in Locator(n).centred_guesses(seen, merged):
         guess = GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
         fit, features, probs = _on_centre_block(
             image, v, model, guess, _features_on(image, guess, n)

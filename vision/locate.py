@@ -313,28 +313,32 @@ class Locator:
             return None
         return best
 
-    def centred_guesses(self, image: U8) -> list[F64]:
+    def centred_guesses(self, image: U8, merged: bool = False) -> list[F64]:
         """Grids (corners, full-resolution pixels) from every outline in ``image`` and from the board's printed
         lines (see :mod:`.linegrid`), each moved by under a cell to centre what stands in its middle two-by-two
         cells: the start position's balls, on a board whose cups do not show (a black board), where
         :meth:`locate` finds no lattice to lock on.
 
         The outlines include those of the plastic round the start position's
-        balls (see :mod:`.plastic`), and those on the straight runs of
-        outlines merged with something touching the board. Every outline is taken for the board's
+        balls (see :mod:`.plastic`). Every outline is taken for the board's
         outline, its frame's inner edge and the grid (see :data:`FRAME_RATIOS`), and the lines' grids come with
         their neighbours a cell either way, so most of these are wrong: the
         caller picks by what the cells hold (see ``rolit.calibration``).
+        With ``merged``, instead, only the outlines on the straight runs of
+        outlines merged with something touching the board (see :meth:`candidates`).
         """
         n = self.n
         work, scale = self._work(image)
         c = n // 2 - 1
         out = []
-        # The board's printed lines seen anywhere in the picture too: a black board's outline may merge with a
-        # dark table, and its cups hardly show (see linegrid).
-        lined = [g for g in map(order_corners, linegrid.line_guesses(work, n)) if _plausible(g, work.shape, n)]
-        outlines = self.candidates(work, start=True) + self.candidates(work, start=True, merged=True)
-        for guess in self._guesses(outlines, work.shape) + _distinct(lined, n):
+        if merged:
+            guesses = self._guesses(self.candidates(work, start=True, merged=True), work.shape)
+        else:
+            # The board's printed lines seen anywhere in the picture too: a black board's outline may merge with a
+            # dark table, and its cups hardly show (see linegrid).
+            lined = [g for g in map(order_corners, linegrid.line_guesses(work, n)) if _plausible(g, work.shape, n)]
+            guesses = self._guesses(self.candidates(work, start=True), work.shape) + _distinct(lined, n)
+        for guess in guesses:
             du, dv = lattice.look(work, guess, n, pad=1).offsets
             su, sv = float(np.median(du[c : c + 2, c : c + 2])), float(np.median(dv[c : c + 2, c : c + 2]))
             out.append(lattice.shifted(guess, n, su, sv) / scale)
