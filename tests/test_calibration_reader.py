@@ -810,3 +810,12 @@ def test_a_dark_board_on_a_chequered_cloth_is_placed_by_its_cup_rims() -> None:
     profile = calibrate(image, "classic")
     assert profile.seen_placed_by == "cup rims"
     assert grids_apart(profile.seen_corners, corners, n) < 0.1
+
+
+def test_merged_outlines_are_searched_only_when_no_other_outline_gives_the_start_position() -> None:
+    # Development scene 157, a navy Junior board from 49 degrees: a grid on a merged outline's straight runs,
+    # the wrong size but centred on the balls, reads the start position as likely as the board's own outline
+    # does, and lies 1.6 cells out.
+    image, corners, n = start_scene(157)
+    profile = calibrate(image, "junior")
+    assert grids_apart(profile.seen_corners, corners, n) < 0.4
