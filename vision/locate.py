@@ -248,11 +248,14 @@ class Locator:
         # cells (a hand over half the board).
         if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
             # The outline of a board merged with something touching it (a dark card at its corner): the
-            # contours' own straight runs. Only when nothing else is a board: among the many quads they give,
-            # a few lead the alignment astray where the board's outline or its balls' lattice is found.
+            # contours' own straight runs. Only when nothing else is a board, and only a grid that locks on
+            # surely: among the many quads they give, a few lead the alignment astray where the board's
+            # outline or its balls' lattice is found, and others end on grids a little out that lock on
+            # fairly, where calibration would go on to place the grid by the board's lines or cups.
             merged = self.candidates(work, merged=True)
-            best = self._best(work, pyramid, self._guesses(merged, work.shape), TOP, 0.0, best, seen=seen)
-            outlines = [*outlines, *merged]
+            surely = self._best(work, pyramid, self._guesses(merged, work.shape), TOP, 0.0, None, seen=seen)
+            if surely is not None and surely[0] >= SURE:
+                best = surely
         if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT):
             # Few balls and faint cups (the start position on a dark board): the board's outline, checked
             # by the balls there are.
