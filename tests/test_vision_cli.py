@@ -107,13 +107,13 @@ def test_bench_render(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_bench_vision_per_scene(capsys: pytest.CaptureFixture[str]) -> None:
-    # Each scene's figures, as the totals count them: scene 586's calibration is refused, and the reader
+    # Each scene's figures, as the totals count them: scene 52's calibration is refused, and the reader
     # calibrated by hand finds its board (see test_calibration_bench).
-    assert main(["bench", "vision", "--per-scene", "--first-scene", "586", "--scenes", "1", "--json"]) == 0
+    assert main(["bench", "vision", "--per-scene", "--first-scene", "52", "--scenes", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["first_scene"] == 586 and out["nudge"] is None
+    assert out["first_scene"] == 52 and out["nudge"] is None
     (scene,) = out["scenes"]
-    assert scene["scene"] == 586 and scene["calibration_refused"] and scene["calibration_grid"] is None
+    assert scene["scene"] == 52 and scene["calibration_refused"] and scene["calibration_grid"] is None
     assert scene["calibrated"] is None
     by_hand = scene["by_hand"]
     assert by_hand["cells"] == 64 and by_hand["wrong"] == 0 and by_hand["grid"] < 0.5
