@@ -22,9 +22,11 @@ def _locate_start(k: int) -> float:
 @pytest.mark.parametrize("k", [23, 98])
 def test_a_light_board_whose_outline_is_lost_is_found_from_its_cups(k: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # A pale board whose outline merges with the table (23: a shadow's edge across it; 98: a noisy picture)
-    # and only the start position's four balls: no outline and no balls' lattice leads to the grid.
+    # and only the start position's four balls: no outline and no balls' lattice leads to the grid. (Since
+    # the merged outlines' straight runs are tried, 98 is found from them too, 0.16 cells out.)
     assert _locate_start(k) < 0.3
     monkeypatch.setattr(cups, "lattice_guesses", lambda image, n: [])
+    monkeypatch.setattr(locate, "MERGED", 0.0)
     assert _locate_start(k) == np.inf
 
 
