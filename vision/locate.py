@@ -164,21 +164,8 @@ class Locator:
         ``merged``: instead, the outlines on the straight runs of contours that
         merged with something touching the board (see :func:`_run_quads`).
         """
-        area_min = 0.01 * image.shape[0] * image.shape[1]
-        quads: list[tuple[F64, Any]] = []
-        maps = itertools.islice(_outline_sources(image), sources)
-        for contours in itertools.chain(maps, [plastic.contours(image)] if start else []):
-            quads.extend(_quads(contours, area_min, merged))
-        # Each distinct outline also with its sides fitted again to the contour's
-        # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
-        out = []
-        for index in _dedupe([q for q, _ in quads]):
-            quad, contour = quads[index]
-            out.append(quad)
-            fitted = _fit_sides(contour.reshape(-1, 2).astype(np.float64), quad)
-            if fitted is not None:
-                out.append(fitted)
-        return [out[i] for i in _dedupe(out)]
+        maps = list(itertools.islice(_outline_sources(image), sources))
+        return _outlines([*maps, plastic.contours(image)] if start else maps, image.shape, merged)
 
     # Locating -------------------------------------------------------------------
 
@@ -205,9 +192,11 @@ class Locator:
         outlines = self.candidates(work, FAST_SOURCES)
         guesses = self._guesses(outlines, work.shape)
         best = self._best(work, pyramid, guesses, TOP, 0.0, None, seen=seen)
+        maps: list[Sequence[Any]] = []  # every map's contours, once the search is made from all of them
         if best is None or best[0] < SURE or not _confirmed(outlines, best[1], n, work.shape):
             first = best
-            outlines = self.candidates(work)
+            maps = list(_outline_sources(work))
+            outlines = _outlines(maps, work.shape)
             guesses = self._guesses(outlines, work.shape)
             best = self._best(work, pyramid, guesses, TOP, 0.0, None, seen=seen)
             if first is not None and first[0] >= ACCEPT and (best is None or best[0] < first[0]) and _confirmed(
@@ -252,7 +241,7 @@ class Locator:
             # surely: among the many quads they give, a few lead the alignment astray where the board's
             # outline or its balls' lattice is found, and others end on grids a little out that lock on
             # fairly, where calibration would go on to place the grid by the board's lines or cups.
-            merged = self.candidates(work, merged=True)
+            merged = _outlines(maps, work.shape, merged=True)
             surely = self._best(work, pyramid, self._guesses(merged, work.shape), TOP, 0.0, None, seen=seen)
             if surely is not None and surely[0] >= SURE:
                 best = surely
@@ -768,6 +757,23 @@ def _inside(corners: F64, n: int, shape: Sequence[int], margin: float) -> bool:
     return bool(np.all(out >= 0) and np.all(out[:, 0] < shape[1]) and np.all(out[:, 1] < shape[0]))
 
 
+def _outlines(maps: Sequence[Sequence[Any]], shape: Sequence[int], merged: bool = False) -> list[F64]:
+    """The distinct four-cornered outlines of the large contours of ``maps`` (each a map's contours, in a picture
+    of ``shape``), each also with its sides fitted again to its contour (see :meth:`Locator.candidates`)."""
+    area_min = 0.01 * int(shape[0]) * int(shape[1])
+    quads = [q for contours in maps for q in _quads(contours, area_min, merged)]
+    # Each distinct outline also with its sides fitted again to the contour's
+    # straight runs, so that a bump (a ball on the far row, a hand) does not tilt them.
+    out = []
+    for index in _dedupe([q for q, _ in quads]):
+        quad, contour = quads[index]
+        out.append(quad)
+        fitted = _fit_sides(contour.reshape(-1, 2).astype(np.float64), quad)
+        if fitted is not None:
+            out.append(fitted)
+    return [out[i] for i in _dedupe(out)]
+
+
 def _quads(contours: Sequence[Any], area_min: float, merged: bool = False) -> list[tuple[F64, Any]]:
     """Four-cornered outlines of the large contours.
 
@@ -785,7 +791,7 @@ def _quads(contours: Sequence[Any], area_min: float, merged: bool = False) -> li
         hull = cv2.convexHull(cnt)
         if merged:
             if area < MERGED * cv2.contourArea(hull):
-                out.extend((quad, cnt) for quad in _run_quads(cnt, area_min))
+                out.extend((quad, cnt) for quad in _run_quads(cnt, area, area_min))
             continue
         peri = cv2.arcLength(hull, True)
         quad: F64 | None = None
@@ -804,14 +810,14 @@ def _quads(contours: Sequence[Any], area_min: float, merged: bool = False) -> li
     return out
 
 
-def _run_quads(contour: Any, area_min: float) -> list[F64]:
+def _run_quads(contour: Any, area: float, area_min: float) -> list[F64]:
     """Quadrilaterals on four of a contour's longest straight runs, for a board whose outline merged with
     something touching it (a dark card at its corner, a dark cloth along its side): the hull is then not the
     board's, but the board's sides still run along the contour.
 
     Each lies inside the contour (:data:`RUN_INSIDE` of points spread over
     it) and the contour runs along :data:`RUN_SUPPORT` of its sides; the
-    locator's alignment judges the rest.
+    locator's alignment judges the rest. ``area``: the contour's.
     """
     peri = cv2.arcLength(contour, True)
     poly = cv2.approxPolyDP(contour, RUN_EPSILON * peri, True).reshape(-1, 2).astype(np.float64)
@@ -820,7 +826,6 @@ def _run_quads(contour: Any, area_min: float) -> list[F64]:
         return []
     lengths = np.linalg.norm(np.concatenate((poly[1:], poly[:1])) - poly, axis=1)
     longest = sorted(int(i) for i in np.argsort(-lengths)[:RUN_SIDES])
-    area = cv2.contourArea(contour)
     # The contour drawn filled, and drawn thick, over its bounding box.
     x0, y0, w, h = cv2.boundingRect(contour)
     origin = np.array([x0, y0], np.float64)
@@ -839,7 +844,7 @@ def _run_quads(contour: Any, area_min: float) -> list[F64]:
         quad = _quad_from_lines([(poly[i], poly[(i + 1) % m] - poly[i]) for i in sides])
         if quad is None or not area_min <= cv2.contourArea(quad.astype(np.float32)) <= area:
             continue
-        inner = apply_homography(cv2.getPerspectiveTransform(_UNIT, quad.astype(np.float32)), _RUN_INNER)
+        inner = apply_homography(grid_homography(quad, 1), _RUN_INNER)
         along = (quad[:, None, :] + (np.roll(quad, -1, axis=0) - quad)[:, None, :] * _RUN_STEPS[None, :, None])
         if share(inner, filled) >= RUN_INSIDE and share(along.reshape(-1, 2), near) >= RUN_SUPPORT:
             out.append(quad)
@@ -854,7 +859,6 @@ MERGED = 0.95
 RUN_EPSILON, RUN_SIDES = 0.01, 6
 RUN_INSIDE, RUN_SUPPORT, RUN_NEAR = 0.9, 0.6, 3
 _RUN_STEPS = np.linspace(0.0, 1.0, 20, endpoint=False)
-_UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
 _RUN_INNER = np.stack(np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.1, 0.9, 5)), axis=-1).reshape(-1, 2)
 
 
