@@ -12,8 +12,8 @@ import rolit.calibration.reader as reader_module
 from rolit.calibration.bench import _best_rotation, _truth_cells, draw_scene
 from rolit.calibration.reader import BoardReader, board_square, calibrate
 from rolit.engine import UNKNOWN, Position
-from rolit.vision.cover import covered_cells, free_points
-from rolit.vision.features import features_from_lab, sample_cells
+from rolit.vision.cover import covered_cells, free_points, plastic_unseen
+from rolit.vision.features import _lab_at, features_from_lab, sample_cells
 from rolit.vision.locate import grid_homography
 from rolit.vision.pose import Pose
 from rolit.vision.synthetic.renderer import render
@@ -63,6 +63,21 @@ def test_beside_a_hand_a_ball_is_read_only_where_the_plastic_round_it_shows(monk
     assert _wrong_under_the_hand(317, calibrated=False)[0] == 0
     monkeypatch.setattr(reader_module, "plastic_unseen", lambda *args: np.zeros(64, bool))
     assert _wrong_under_the_hand(317, calibrated=False)[0] >= 1  # without the check
+
+
+@pytest.mark.parametrize("plastic_points, unseen", [(6, False), (5, False), (4, True), (3, True)])
+def test_beside_a_hand_two_thirds_of_the_plastic_is_not_enough(plastic_points: int, unseen: bool) -> None:
+    # Scene 317 on numpy's AVX-512 paths: six free points round the sleeve-covered ball, four of them the
+    # plastic's colour, two the sleeve's and the skin's. The points a ball may hide do not count.
+    image = np.full((40, 130, 3), (40, 30, 30), np.uint8)  # the plastic, dark blue-grey
+    points = np.zeros((1, 12, 2))
+    points[0, :, 0], points[0, :, 1] = 5.0 + 10.0 * np.arange(12), 20.0
+    free = np.zeros((1, 12), bool)
+    free[0, :6] = True
+    image[:, 10 * plastic_points : 60] = (60, 160, 60)  # the sleeve over the free points left
+    image[:, 60:] = (60, 160, 60)  # and over every point a ball may hide
+    plastic = _lab_at(image, np.array([[5.0, 20.0]]))[0]
+    assert plastic_unseen(image, points, free, np.ones(1, bool), plastic).tolist() == [unseen]
 
 
 @pytest.mark.parametrize("k", [149, 255, 143])
