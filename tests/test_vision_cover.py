@@ -12,6 +12,7 @@ import rolit.calibration.reader as reader_module
 from rolit.calibration.bench import _best_rotation, _truth_cells, draw_scene
 from rolit.calibration.reader import BoardReader, board_square, calibrate
 from rolit.engine import UNKNOWN, Position
+from rolit.vision import locate
 from rolit.vision.cover import covered_cells, free_points, plastic_unseen
 from rolit.vision.features import _lab_at, features_from_lab, sample_cells
 from rolit.vision.locate import grid_homography
@@ -63,6 +64,16 @@ def test_beside_a_hand_a_ball_is_read_only_where_the_plastic_round_it_shows(monk
     assert _wrong_under_the_hand(317, calibrated=False)[0] == 0
     monkeypatch.setattr(reader_module, "plastic_unseen", lambda *args: np.zeros(64, bool))
     assert _wrong_under_the_hand(317, calibrated=False)[0] >= 1  # without the check
+
+
+def test_a_hand_merged_with_the_boards_outline_does_not_pull_the_grid_a_cell_out(monkeypatch: Any) -> None:
+    # Scene 645, a Junior board from 63 degrees, a hand over its far corner: the board's outline and the arm's
+    # are one contour. Uncalibrated, the balls' lattice locked on fairly (0.76) on a grid 1.2 cells out, which
+    # read cells under the hand as the balls beside them, surely. The merged contour's own straight sides
+    # lead to the board, which locks on surely.
+    assert _wrong_under_the_hand(645, calibrated=False)[0] == 0
+    monkeypatch.setattr(locate, "RUNS_OVER_BALLS", 0.0)  # the runs only where nothing else is a board
+    assert _wrong_under_the_hand(645, calibrated=False)[0] >= 1
 
 
 @pytest.mark.parametrize("plastic_points, unseen", [(6, False), (5, False), (4, True), (3, True)])
