@@ -72,7 +72,7 @@ def test_a_hand_merged_with_the_boards_outline_does_not_pull_the_grid_a_cell_out
     # read cells under the hand as the balls beside them, surely. The merged contour's own straight sides
     # lead to the board, which locks on surely.
     assert _wrong_under_the_hand(645, calibrated=False)[0] == 0
-    monkeypatch.setattr(locate, "RUNS_OVER_BALLS", 0.0)  # the runs only where nothing else is a board
+    monkeypatch.setattr(locate, "RUNS_OVER_BALLS", locate.ACCEPT_BALLS)  # the runs only where nothing else is a board
     assert _wrong_under_the_hand(645, calibrated=False)[0] >= 1
 
 

@@ -75,7 +75,7 @@ FAIR = 0.75  # lattice quality below which the balls' lattice is tried too
 SURE = 0.9  # lattice quality no other object in the picture comes near: the search stops there
 # A grid the balls' lattice led to that locks on below this has the straight runs of merged outlines searched too
 # (see Locator.locate). Development scene 645: a hand merged with a Junior board's outline, and the balls' lattice
-# locked on fairly (0.76) on a grid 1.2 cells out that read two cells under the hand as the balls beside them;
+# locked on fairly (0.76) on a grid 1.2 cells out that read four cells under the hand as the balls beside them;
 # the runs lead to the board (1.01). Tried after any grid under SURE, the runs moved 17 other development
 # scenes' grids (0-999, camera still), as many worse as better: one read 10 cells wrong.
 RUNS_OVER_BALLS = SURE
@@ -241,7 +241,7 @@ class Locator:
                 best = confirmed
         # A grid the balls' own lattice led to has that lattice for it too: it may show fewer of its
         # cells (a hand over half the board).
-        if best is None or best[0] < (ACCEPT_BALLS if best[2] else ACCEPT) or (best[2] and best[0] < RUNS_OVER_BALLS):
+        if best is None or best[0] < (RUNS_OVER_BALLS if best[2] else ACCEPT):
             # The outline of a board merged with something touching it (a dark card at its corner, a hand
             # reaching over it): the contours' own straight runs. Only when nothing else is a board, or only
             # the balls' lattice led to one (no outline did), and only a grid that locks on surely: among the
