@@ -446,9 +446,9 @@ class BoardReader:
         (on a black board whose cups do not show, it often finds nothing).
         Where the lattice does not lock on where registration put the grid,
         and no exactly placed grid is held, it is aligned from calibration's
-        own grid too (see :meth:`_track_unmoved`). Once the camera moved, a grid the lines placed is held where
-        registration carries it unless the lattice locks on surely there
-        (:data:`LATTICE_SURE`).
+        own grid too (see :meth:`_track_unmoved`). Once the camera moved, a
+        grid the lines placed is held where registration carries it unless
+        the lattice locks on surely there (:data:`LATTICE_SURE`).
         """
         n = self.variant.size
         held = self._holds(registration)
@@ -457,8 +457,9 @@ class BoardReader:
         seen = np.asarray(self.profile.seen_corners, np.float64)
         start = registration.corners if registration is not None else seen
         tracked = self.locator.track(image, start)
-        if registration is not None and not held and not self._still(registration):
-            tracked = self._track_unmoved(image, seen, tracked)
+        locked = tracked is not None and tracked.score >= SEEN_ACCEPT
+        if not locked and registration is not None and not held and not self._still(registration):
+            tracked = self._track_unmoved(image, seen) or tracked
         if tracked is not None and tracked.score >= SEEN_ACCEPT:
             if held and (tracked.quality < LATTICE_SURE or self._still(registration)):
                 return self._held_grid(registration, tracked.quality, tracked.score), None, True
@@ -469,9 +470,9 @@ class BoardReader:
         # could drift frame by frame); until then it is kept, and after WEAK_FRAMES registered again.
         return None, GridFit(start, grid_homography(start, n), 1.0, SEEN_ACCEPT), held
 
-    def _track_unmoved(self, image: U8, seen: F64, tracked: GridFit | None) -> GridFit | None:
+    def _track_unmoved(self, image: U8, seen: F64) -> GridFit | None:
         """The lattice aligned from the grid seen at calibration itself, where it locks on more than barely
-        (quality :data:`WEAK_GRID` or more); else ``tracked``.
+        (quality :data:`WEAK_GRID` or more); else ``None``.
 
         Registration can be fooled: a hand over much of the picture round the
         board moved it 0.8 cells on development scene 543 (a black board), where
@@ -485,13 +486,11 @@ class BoardReader:
         frames, whose grids came 0.1-1.5 cells nearer the cups: 6 cells fewer
         wrong, 58 fewer unknown, none more.
         """
-        if tracked is not None and tracked.score >= SEEN_ACCEPT:
-            return tracked
         again = self.locator.track(image, seen)
-        if again is not None and again.score >= SEEN_ACCEPT and again.quality >= WEAK_GRID:
-            log.debug("registration moved the grid where the lattice does not lock on: calibration's grid taken")
-            return again
-        return tracked
+        if again is None or again.score < SEEN_ACCEPT or again.quality < WEAK_GRID:
+            return None
+        log.debug("registration moved the grid where the lattice does not lock on: calibration's grid taken")
+        return again
 
     def readings(self, image: U8) -> tuple[GridFit, CellSamples, F64, bool] | None:
         """Find the grid and read every cell: the fit, the samples, their features, and whether the board moved.
