@@ -779,6 +779,25 @@ def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monke
     assert out > 0.3 and counts["unknown"] > 10
 
 
+@pytest.mark.parametrize("k", [493, 688])
+def test_the_start_search_takes_the_outlines_grid_the_balls_spacing_measures_a_cell_a_side(
+    k: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Black boards from 39 and 59 degrees, cups hidden: only outlines place the grid, and nested ones (the
+    # board's edge, its frame's, a shadow's) give grids of different sizes that read the start position
+    # about as well. The likeliest measured the centre block 1.19 and 0.92 cells a side by the balls'
+    # highlights, and lay 0.8 and 0.51 cells from the cups; one measured a cell a side lies 0.3 and 0.2 out.
+    from rolit.calibration import reader as reader_module
+    from rolit.calibration.bench import cups_apart
+
+    variant, _, params = unseen_scene(k)
+    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    n = truth.board.size
+    assert cups_apart(calibrate(image, variant).seen_corners, truth, n) < 0.35
+    monkeypatch.setattr(reader_module, "BLOCK_TOLERANCE", math.inf)
+    assert cups_apart(calibrate(image, variant).seen_corners, truth, n) > 0.45
+
+
 def test_a_hand_across_the_picture_round_the_board_leaves_calibrations_grid_held(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -310,6 +310,24 @@ def test_a_grid_from_the_outline_holds_only_at_the_boards_own_pitch() -> None:
     assert locator._outline_holds(work, half, points) is None
 
 
+def test_the_balls_highlights_measure_the_start_positions_centre_block_a_cell_a_side_on_the_right_grid() -> None:
+    image, corners, n = _start_scene(493)  # a black board from 39 degrees: its cups do not show
+    work, scale = _work(image)
+    size = (work.shape[1], work.shape[0])
+    truth = order_corners(corners * scale)
+    points = balls.highlights(work, coloured=False)
+    side = balls.centre_block_side(points, size, grid_homography(truth, n), n)
+    assert side is not None and abs(side - 1.0) < 0.05
+    # A grid 15% too large, centred the same (an outline taken for the board's frame's): the block
+    # measures that much smaller in its cells; 15% too small, that much larger.
+    middle = truth.mean(axis=0)
+    for k in (1.15, 1 / 1.15):
+        side = balls.centre_block_side(points, size, grid_homography(middle + (truth - middle) * k, n), n)
+        assert side is not None and abs(side * k - 1.0) < 0.05
+    # No balls, no measure.
+    assert balls.centre_block_side(points[:0], size, grid_homography(truth, n), n) is None
+
+
 def test_a_board_seen_from_low_down_is_placed_by_its_outline_side_face_and_all() -> None:
     # A dark green board on a pale table at 35 degrees: the line of cells beyond its far edge hardly shows
     # (cups there are faint), so only the outline tells that the grid is a cell too near the camera. From

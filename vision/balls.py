@@ -18,6 +18,7 @@ apart; that step is common too, but a lattice grown along it soon stops.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from typing import Any
 
@@ -26,9 +27,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .lattice import cell_centres, grid_homography
-from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
+from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose, lifted_homography
 
-__all__ = ["highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
+__all__ = ["centre_block_side", "highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
@@ -49,6 +50,10 @@ MAX_PLACEMENTS = 12  # placements of the n x n cells round the balls, at most (n
 # one must lie to be taken for it; how near the fit (cells) one must lie to agree with it; the least that must;
 # and the fits, each from the last one's grid.
 ONTO_REACH, ONTO_TOLERANCE, ONTO_LEAST, ONTO_LOOKS = 0.3, 0.08, 12, 3
+# The start position's centre block (see centre_block_side): how near (cells) where a grid puts a ball's highlight
+# the highlights tried for it lie, how many of the nearest are tried, and how far (cells, the two pairs of
+# opposite sides' differences added) the four taken may lie from a parallelogram.
+BLOCK_REACH, BLOCK_TRIES, BLOCK_SKEW = 0.45, 3, 0.25
 
 
 def highlights(image: U8, coloured: bool = True) -> F64:
@@ -289,3 +294,53 @@ def on_highlights(image: U8, corners: F64, n: int) -> F64 | None:
         if not np.all(np.isfinite(grid)):
             return None
     return np.asarray(grid, np.float64)
+
+
+def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: int) -> float | None:
+    """The mean side, in the grid's cells, of the square the highlights ``points`` of the start position's four
+    centre balls make, for the grid of ``homography`` (both in pixels of a picture of ``size``, width and height);
+    ``None`` when four highlights near where the grid puts them do not make a parallelogram.
+
+    One lamp puts each ball's highlight at one offset from its centre, so the
+    four make the block's shape and size whatever the offset: on the right
+    grid a cell a side. A grid the wrong size (an outline taken for the
+    board's when it is its frame's, or a shadow's) measures them larger or
+    smaller. Which of the nearest highlights are the balls' is what makes the
+    most nearly a parallelogram.
+
+    >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
+    >>> centre_block_side(np.empty((0, 2)), (600, 600), h, 8) is None
+    True
+    """
+    try:
+        lifted = lifted_homography(homography, size, HIGHLIGHT_HEIGHT)
+        back = np.asarray(np.linalg.inv(lifted), np.float64)
+    except np.linalg.LinAlgError:
+        return None
+    m = n / 2.0
+    block = np.array([[m - 0.5, m - 0.5], [m + 0.5, m - 0.5], [m + 0.5, m + 0.5], [m - 0.5, m + 0.5]])
+    expected = _mapped(lifted, block)
+    pitch = float(np.linalg.norm(expected[1] - expected[0]))
+    tried = []
+    for e in expected:
+        gaps = np.linalg.norm(points - e, axis=1)
+        nearest = np.argsort(gaps)[:BLOCK_TRIES]
+        tried.append(nearest[gaps[nearest] < BLOCK_REACH * pitch].tolist())
+    best: tuple[float, F64] | None = None
+    for chosen in itertools.product(*tried):
+        if len(set(chosen)) < 4:
+            continue
+        q = _mapped(back, points[list(chosen)])
+        skew = float(np.linalg.norm(q[0] - q[1] - q[3] + q[2]) + np.linalg.norm(q[0] - q[3] - q[1] + q[2]))
+        if best is None or skew < best[0]:
+            best = skew, q
+    if best is None or best[0] > BLOCK_SKEW:
+        return None
+    q = best[1]
+    return float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+
+
+def _mapped(h: F64, points: F64) -> F64:
+    """``points`` through the homography ``h``."""
+    return np.asarray(cv2.perspectiveTransform(points.reshape(-1, 1, 2), h).reshape(-1, 2), np.float64)
+
