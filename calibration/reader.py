@@ -25,7 +25,6 @@ import numpy as np
 import numpy.typing as npt
 
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
-from rolit.vision.balls import centre_block_side, highlights
 from rolit.vision.cover import covered_cells, free_points, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.gridlines import grown_on_lines, on_lines
@@ -942,36 +941,28 @@ def _by_block_size(
 ) -> list[tuple[float, GridFit, F64]]:
     """``scored`` (log-likelihood of the start position, grid, features; likeliest first) as it is, unless the
     four balls' highlights measure the likeliest grid's centre block more than :data:`BLOCK_TOLERANCE` off a
-    cell a side (see :func:`rolit.vision.balls.centre_block_side`): then the grids that read the start position
-    well (see :data:`START_LIKELY`) and whose block they measure within it come first, likeliest first.
+    cell a side (see :meth:`Locator.centre_block_sides`): then the grids that read the start position well (see
+    :data:`START_LIKELY`) and whose block they measure within it come first, likeliest first.
 
     Nested outlines (the board's edge, its frame's, a shadow's) lead to grids of different sizes that all centre
     the balls and read the start position about as well; the balls' spacing tells the right size.
     """
-    scale = min(1.0, BLOCK_WORK_WIDTH / image.shape[1])
-    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    points = highlights(work, coloured=False)
-    size = (int(work.shape[1]), int(work.shape[0]))
-
-    def off(fit: GridFit) -> float:
-        side = centre_block_side(points, size, grid_homography(fit.corners * scale, n), n)
-        return math.nan if side is None else abs(side - 1.0)
-
-    likely = [s for s in scored if s[0] >= START_LIKELY]
-    first = off(likely[0][1]) if likely else math.nan
-    # Not measured (nan), or measured a cell a side: the likelihood's order stands.
-    if not first > BLOCK_TOLERANCE:
+    likely = [s for s in scored if s[0] >= START_LIKELY]  # the first few: scored is likeliest first
+    sides = Locator(n).centre_block_sides(image, [fit.corners for _, fit, _ in likely])
+    near = [side is not None and abs(side - 1.0) <= BLOCK_TOLERANCE for side in sides]
+    # Not measured, or measured a cell a side: the likelihood's order stands.
+    if not likely or sides[0] is None or near[0]:
         return scored
-    sized = [s for s in likely if off(s[1]) <= BLOCK_TOLERANCE]
+    sized = [s for s, ok in zip(likely, near, strict=True) if ok]
     if sized:
-        log.info("calibration: the balls' highlights measure the likeliest grid's centre block %.2f cells off a "
-                 "cell a side; %d grids measured nearer tried first", first, len(sized))  # fmt: skip
-    return sized + [s for s in scored if not any(s is t for t in sized)]
+        log.info("calibration: the balls' highlights measure the likeliest grid's centre block %.2f cells a side; "
+                 "%d grids measured nearer a cell tried first", sides[0], len(sized))  # fmt: skip
+    return sized + [s for s, ok in zip(likely, near, strict=True) if not ok] + scored[len(likely) :]
 
 
-# The width (pixels) the balls' highlights are looked for at (rolit.vision.balls is tuned for the locator's), and
-# how far off a cell a side (cells) they may measure the start position's centre block on the grid taken.
-BLOCK_WORK_WIDTH, BLOCK_TOLERANCE = 640, 0.07
+# How far off a cell a side (cells) the balls' highlights may measure the start position's centre block on the
+# grid the start search tries first (see _by_block_size).
+BLOCK_TOLERANCE = 0.07
 
 
 # The least log-likelihood of the start position (its likeliest turn, over all cells) for a grid from the

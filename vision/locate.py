@@ -367,6 +367,15 @@ class Locator:
         before = lattice.quality(lattice.look(work, guess, self.n, pad=1))
         return moved / scale, before, lattice.quality(lattice.look(work, moved, self.n, pad=1))
 
+    def centre_block_sides(self, image: U8, grids: Sequence[F64]) -> list[float | None]:
+        """For each grid (full-resolution corners), the start position's centre block as the balls' highlights
+        measure it in the grid's cells (see :func:`balls.centre_block_side`); ``None`` where they do not."""
+        work, scale = self._work(image)
+        points = balls.highlights(work, coloured=False)
+        size = (int(work.shape[1]), int(work.shape[0]))
+        return [balls.centre_block_side(points, size, grid_homography(np.asarray(g) * scale, self.n), self.n)
+                for g in grids]  # fmt: skip
+
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
         """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
         score, when it holds; ``None`` when not.
