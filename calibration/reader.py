@@ -28,7 +28,7 @@ from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_va
 from rolit.vision.cover import covered_cells, free_points, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.gridlines import grown_on_lines, on_lines
-from rolit.vision.lattice import shifted
+from rolit.vision.lattice import cell_centres, shifted
 from rolit.vision.locate import (
     OUTLINE_QUALITY,
     GridFit,
@@ -1214,12 +1214,13 @@ def _calibrated(
     seen = image if seen is None else seen
     fit, features, probs = _on_centre_block(image, v, model, fit, features, whole_start=corners is None)
     start = Position.start(v).board()
+    turn_given = rotation is not None
     if rotation is None:
         rotation = _start_rotation(probs, start, n)
     elif rotation not in (0, 1, 2, 3):
         raise CalibrationError("rotation must be 0, 1, 2 or 3 quarter turns")
     labels = _labels_of(start, n, rotation)
-    _check_start(labels, probs, n, rotation)
+    _check_start(labels, probs, n, rotation, _seen_past_board(fit, image, n))
     pictures = [seen] if shaded is None else [seen, shaded]
     reach = np.inf if corners is None else GIVEN_REACH
     placed, placed_features = _lines_placed(image, n, fit, features, reach, pictures)
@@ -1249,6 +1250,9 @@ def _calibrated(
             placed_by, (fit, features) = "cup rims", rims
     else:
         placed_by = "corners given"
+    if not turn_given:
+        rotation = _turn_as_placed(model, v, features, start, rotation)
+        labels = _labels_of(start, n, rotation)
     cells = _empty_references(features, labels, n)
     balls = np.flatnonzero((labels > EMPTY) & (labels < HIDDEN))
     return Profile(
@@ -1354,12 +1358,55 @@ def _start_rotation(probs: F64, start: Board, n: int) -> int:
     return int(order[0])
 
 
-def _check_start(labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: int) -> None:
+def _turn_as_placed(model: ColourModel, v: Variant, features: F64, start: Board, rotation: int) -> int:
+    """The start position's turn read again on the grid as placed (its cells' ``features``): ``rotation`` unless
+    another reads clearly likelier there (see :data:`ROTATION_MARGIN`).
+
+    The turn is first read on the grid found, which may lie a third of a cell out; the lines or cups place it
+    on the balls, which then read their colours better. The start position's balls fill the same cells in
+    every turn, so only the colours they are taken for change.
+    """
+    scores = _start_scores(model.probabilities(features, v), start, v.size)
+    best = int(np.argmax(scores))
+    if best != rotation and scores[best] - scores[rotation] >= math.log(ROTATION_MARGIN):
+        log.info("calibration: the start position reads turned %d, not %d, on the grid as placed", best, rotation)
+        return best
+    return rotation
+
+
+def _seen_past_board(fit: GridFit, image: U8, n: int) -> npt.NDArray[np.bool_]:
+    """Per cell (row-major), whether the line of sight through where its ball's up colour is read meets the board's
+    plane past the grid's far side (the side highest in the picture). From low down an empty cup in the far row
+    shows there what lies beyond the board (its frame, a cloth), which may read as a ball (development 599: a
+    cream strip, 150: a sunlit green cloth, both refused or sent a cell out by such strays).
+
+    None is, when any cell but the outermost row of a side sees past it: on a grid a fraction of a cell out the far
+    rows reach onto the frame (development 561: a grid 0.41 cells out, its two far rows past the board, the
+    outermost on a white frame read as balls). From the lowest views the next row may see past by a hair too
+    (979: 0.02 cells), and is then not let off either.
+    """
+    pose = Pose.from_homography(fit.homography, (int(image.shape[1]), int(image.shape[0])))
+    u, v = apply_homography(np.linalg.inv(fit.homography), pose.project(pose.visible_tops(cell_centres(n)))).T
+    beyond = np.column_stack((-v, u - n, v - n, -u)) > 0.0  # past the sides v = 0, u = n, v = n and u = 0
+    row, col = np.divmod(np.arange(n * n), n)
+    outermost = np.column_stack((row == 0, col == n - 1, row == n - 1, col == 0))
+    if np.any(beyond & ~outermost):
+        return np.zeros(n * n, np.bool_)
+    sides = np.array([[n / 2, 0.0], [n, n / 2], [n / 2, n], [0.0, n / 2]])
+    far = int(np.argmin(apply_homography(fit.homography, sides)[:, 1]))
+    return np.asarray(beyond[:, far], np.bool_)
+
+
+def _check_start(
+    labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: int, past: npt.NDArray[np.bool_] | None = None
+) -> None:
     """Refuse a picture that clearly does not show the start position: balls (or a hand) away from the centre.
 
     Only confident contradictions count, and more than one: under an odd light
     the default model may be unsure of many cells (it takes a grey ball on a
-    grey board for an empty cup), and calibrating is what cures that.
+    grey board for an empty cup), and calibrating is what cures that. Cells
+    ``past`` the board (see :func:`_seen_past_board`) do not count: their
+    ball's up colour is read on what lies beyond it.
     """
     balls = (labels > EMPTY) & (labels < HIDDEN)
     # Next to the centre balls an oblique view sees their sides, so only cells further out can hold a stray.
@@ -1369,6 +1416,8 @@ def _check_start(labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: in
         for dc in (-1, 0, 1):
             near |= np.roll(np.roll(grid, dr, axis=0), dc, axis=1)
     stray = ~near.ravel() & (np.max(probs[:, EMPTY + 1 :], axis=1) >= CONTRADICTION)
+    if past is not None:
+        stray &= ~past
     if stray.sum() >= 2:
         squares = [board_square(int(i) % n, int(i) // n, n, rotation) for i in np.flatnonzero(stray)]
         names = ", ".join(square_name(sq) for sq in sorted(squares)[:8])
