@@ -1397,9 +1397,7 @@ def _seen_past_board(fit: GridFit, image: U8, n: int) -> npt.NDArray[np.bool_]:
     return np.asarray(beyond[:, far], np.bool_)
 
 
-def _check_start(
-    labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: int, past: npt.NDArray[np.bool_] | None = None
-) -> None:
+def _check_start(labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: int, past: npt.NDArray[np.bool_]) -> None:
     """Refuse a picture that clearly does not show the start position: balls (or a hand) away from the centre.
 
     Only confident contradictions count, and more than one: under an odd light
@@ -1415,9 +1413,7 @@ def _check_start(
     for dr in (-1, 0, 1):
         for dc in (-1, 0, 1):
             near |= np.roll(np.roll(grid, dr, axis=0), dc, axis=1)
-    stray = ~near.ravel() & (np.max(probs[:, EMPTY + 1 :], axis=1) >= CONTRADICTION)
-    if past is not None:
-        stray &= ~past
+    stray = ~near.ravel() & ~past & (np.max(probs[:, EMPTY + 1 :], axis=1) >= CONTRADICTION)
     if stray.sum() >= 2:
         squares = [board_square(int(i) % n, int(i) // n, n, rotation) for i in np.flatnonzero(stray)]
         names = ", ".join(square_name(sq) for sq in sorted(squares)[:8])

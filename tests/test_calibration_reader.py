@@ -899,7 +899,9 @@ def test_calibration_does_not_count_far_cups_whose_line_of_sight_runs_past_the_b
     assert cups_apart(profile.seen_corners, truth, n) > 0.5
 
 
-def test_calibration_reads_the_start_positions_turn_again_on_the_grid_as_placed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_calibration_reads_the_start_positions_turn_again_on_the_grid_as_placed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Development 979, a dim Junior board from 32 degrees (with numpy's AVX2 code, as the tests run): the board is
     # found with the light's fall taken off on a grid 0.29 cells out, where the balls' colours read the start
     # position turned half round, clearly enough to be taken. The cups' rims then place the grid on the cups, where
