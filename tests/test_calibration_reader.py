@@ -479,10 +479,13 @@ def test_the_start_search_aligns_an_outlines_grid_on_its_cells_when_that_locks_o
     # locks on clearly better and lies 0.12 and 0.27 out.
     from rolit.calibration import reader
 
+    # Without the alignment, the far row's cups counted as strays (as before they were let off when their reading
+    # lies past the board) keep calibration on the outline's path; let off, it reaches the cups' rims (0.05).
     image, truth, n = start_scene(k)
     variant = unseen_scene(k)[0]
     assert grids_apart(calibrate(image, variant).seen_corners, truth, n) < 0.3
     monkeypatch.setattr(reader, "_aligned", lambda image, n, fit: None)
+    monkeypatch.setattr(reader, "_seen_past_board", lambda fit, image, n: np.zeros(n * n, np.bool_))
     assert grids_apart(calibrate(image, variant).seen_corners, truth, n) > 0.4
 
 
