@@ -1220,6 +1220,7 @@ def _calibrated(
     elif rotation not in (0, 1, 2, 3):
         raise CalibrationError("rotation must be 0, 1, 2 or 3 quarter turns")
     labels = _labels_of(start, n, rotation)
+    turned_on = features  # the cells the turn was read on
     _check_start(labels, probs, n, rotation, _seen_past_board(fit, image, n))
     pictures = [seen] if shaded is None else [seen, shaded]
     reach = np.inf if corners is None else GIVEN_REACH
@@ -1250,7 +1251,7 @@ def _calibrated(
             placed_by, (fit, features) = "cup rims", rims
     else:
         placed_by = "corners given"
-    if not turn_given:
+    if not turn_given and features is not turned_on:
         rotation = _turn_as_placed(model, v, features, start, rotation)
         labels = _labels_of(start, n, rotation)
     cells = _empty_references(features, labels, n)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -793,8 +794,7 @@ def test_the_start_search_takes_the_outlines_grid_the_balls_spacing_measures_a_c
     from rolit.calibration import reader as reader_module
     from rolit.calibration.bench import cups_apart
 
-    variant, _, params = unseen_scene(k)
-    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    variant, image, truth = _start_render(k)
     n = truth.board.size
     assert cups_apart(calibrate(image, variant).seen_corners, truth, n) < 0.35
     monkeypatch.setattr(reader_module, "BLOCK_TOLERANCE", math.inf)
@@ -890,8 +890,7 @@ def test_calibration_does_not_count_far_cups_whose_line_of_sight_runs_past_the_b
     from rolit.calibration import reader as reader_module
     from rolit.calibration.bench import cups_apart
 
-    variant, _, params = unseen_scene(k)
-    image, truth = render(Position.start(variant).board(), params, variant=variant)
+    variant, image, truth = _start_render(k)
     n = truth.board.size
     assert cups_apart(calibrate(image, variant).seen_corners, truth, n) < 0.15
     monkeypatch.setattr(reader_module, "_seen_past_board", lambda fit, image, n: np.zeros(n * n, np.bool_))
@@ -913,9 +912,8 @@ def test_calibration_reads_the_start_positions_turn_again_on_the_grid_as_placed(
     from rolit.calibration import reader as reader_module
     from rolit.calibration.bench import cups_apart
 
-    variant, _, params = unseen_scene(979)
+    variant, image, truth = _start_render(979)
     start = Position.start(variant).board()
-    image, truth = render(start, params, variant=variant)
     profile = calibrate(image, variant)
     assert cups_apart(profile.seen_corners, truth, 6) < 0.05
     centre = [sq for sq, cell in start.items() if cell is not None]
@@ -924,3 +922,9 @@ def test_calibration_reads_the_start_positions_turn_again_on_the_grid_as_placed(
     monkeypatch.setattr(reader_module, "_turn_as_placed", lambda model, v, features, board, rotation: rotation)
     turned = BoardReader(variant, profile=calibrate(image, variant)).read(image).board
     assert turned is not None and not any(turned[sq] == start[sq] for sq in centre)
+
+
+def _start_render(k: int) -> tuple[str, Any, Any]:
+    """Scene ``k``'s variant, and its start position's picture and ground truth (see :func:`unseen_scene`)."""
+    variant, _, params = unseen_scene(k)
+    return (variant, *render(Position.start(variant).board(), params, variant=variant))
