@@ -104,6 +104,10 @@ THRESHOLD_BESIDE_HAND = 0.99
 # A hand is a large thing: a cell less hand-like than HAND_STRAY, none of whose neighbours is at least
 # HAND_LIKELY hand-like, is not under one, whatever small chance of a hand the model gives it.
 HAND_STRAY, HAND_LIKELY = 0.2, 0.5
+# And a hand reaches in over the board's edge: cells at least HAND_REACH hand-like that no chain of such cells
+# joins to the grid's outer cells are not under one. On development game frames 0-599 (calibrated, camera still
+# and nudged) every cell under a hand was joined so, and 27 and 36 such islands lay on boards without a hand.
+HAND_REACH = 0.1
 
 
 def without_stray_hands(probs: F64, n: int) -> F64:
@@ -114,7 +118,9 @@ def without_stray_hands(probs: F64, n: int) -> F64:
     the model, reading one cell at a time, gives a few percent to a hand in a
     dim or oddly lit cell, which alone made the cell unknown. Cells near one
     that is likely under a hand keep it (a fingertip reaches past the cells
-    clearly covered), as does a cell that looks fairly like a hand by itself.
+    clearly covered), as does a cell that looks fairly like a hand by itself,
+    unless no chain of cells at all like a hand joins it to the grid's edge,
+    over which every hand reaches in.
 
     >>> import numpy as np
     >>> p = np.zeros((4, 7)); p[:, EMPTY] = 0.94; p[:, HIDDEN] = 0.06
@@ -124,7 +130,8 @@ def without_stray_hands(probs: F64, n: int) -> F64:
     >>> without_stray_hands(p, 2)[:, EMPTY].round(3).tolist()
     [0.0, 0.94, 0.94, 0.94]
     """
-    stray = ~_beside(probs[:, HIDDEN] >= HAND_LIKELY, n) & (probs[:, HIDDEN] < HAND_STRAY)
+    hand = probs[:, HIDDEN]
+    stray = (~_beside(hand >= HAND_LIKELY, n) & (hand < HAND_STRAY)) | _cut_off(hand >= HAND_REACH, n)
     if not stray.any():
         return probs
     out = probs.copy()
@@ -190,6 +197,22 @@ def _beside(cells: npt.NDArray[np.bool_], n: int) -> npt.NDArray[np.bool_]:
         for dx in (0, 1, 2):
             near |= grown[dy : dy + n, dx : dx + n]
     return near.ravel()
+
+
+def _cut_off(cells: npt.NDArray[np.bool_], n: int) -> npt.NDArray[np.bool_]:
+    """Those of ``cells`` (an n x n grid, row-major) that no chain of them (diagonals too) joins to the grid's edge.
+
+    >>> ring = np.zeros((5, 5), bool); ring[1:4, 1:4] = True; ring[2, 2] = False
+    >>> _cut_off(ring.ravel(), 5).reshape(5, 5).astype(int)[1].tolist()
+    [0, 1, 1, 1, 0]
+    >>> ring[0, 0] = True
+    >>> _cut_off(ring.ravel(), 5).any()
+    np.False_
+    """
+    grid = cells.reshape(n, n)
+    _, parts = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
+    edge = np.unique(np.concatenate((parts[0], parts[-1], parts[:, 0], parts[:, -1])))
+    return np.asarray(grid & ~np.isin(parts, edge)).ravel()
 
 
 def board_square(col: int, row: int, n: int, rotation: int) -> Square:
