@@ -304,6 +304,34 @@ def test_a_cell_fairly_like_a_hand_in_the_middle_of_a_board_without_one_is_read(
     assert 0 < row < n - 1 and 0 < col < n - 1
 
 
+def test_junior_grey_is_trusted_from_95_percent(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development scene 23, a Junior board from 86 degrees: the calibrated model reads one grey ball at between
+    # 95% and 99%, hedging with the empty cup of much its colour, which left it unknown; it is trusted, and the
+    # board is read exactly. Without that, it is not.
+    from rolit.calibration import reader
+    from rolit.calibration.camera_model import camera_features, camera_model
+    from rolit.calibration.reader import GREY, GREY_TRUSTED, THRESHOLD_CALIBRATED, without_stray_hands
+
+    variant, board, params = unseen_scene(23)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    image, _ = render(board, params, variant=variant)
+    profile = calibrate(start, variant)
+    n = board.size
+    on_board = [row * 8 + col for row in range(n) for col in range(n)]
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.board is not None
+    assert all(observed.board[sq] == board[sq] for sq in on_board)
+    found = BoardReader(variant, profile=profile).readings(image)
+    assert found is not None
+    _, samples, features, _ = found
+    probs = without_stray_hands(camera_model().probabilities(camera_features(features, samples.top, profile), variant), n)
+    assert any(GREY_TRUSTED <= p[GREY] < THRESHOLD_CALIBRATED and p.argmax() == GREY for p in probs)
+    monkeypatch.setattr(reader, "grey_trusted", lambda reading: reading)
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.board is not None
+    assert sum(observed.board[sq] is UNKNOWN for sq in on_board) == 1
+
+
 def test_a_grid_found_a_cell_out_after_the_camera_was_nudged_is_moved_back_by_its_centre() -> None:
     # At 35 degrees, the camera nudged after calibration (2 degrees higher, 3 round, 1 of roll): its
     # corners are over half a cell from the calibration grid's, and a fresh search finds the grid a cell
