@@ -398,11 +398,18 @@ def fast_predict_proba(clf: Any, features: npt.ArrayLike) -> F64:
     return np.asarray(clf._loss.predict_proba(raw), np.float64)
 
 
-def reading_from(probs: F64, threshold: float) -> Reading:
-    """Labels and confidences from probabilities; below ``threshold`` or hidden is not known."""
+def reading_from(probs: F64, threshold: float | F64) -> Reading:
+    """Labels and confidences from probabilities; below ``threshold`` (one for every label, or one per label) or
+    hidden is not known.
+
+    >>> p = np.array([[0.96, 0, 0, 0, 0, 0.04, 0], [0.04, 0, 0, 0, 0, 0.96, 0]])
+    >>> reading_from(p, 0.99).known.tolist(), reading_from(p, [0.99, 1, 1, 1, 1, 0.95, 1]).known.tolist()
+    ([False, False], [False, True])
+    """
     labels = np.argmax(probs, axis=1)
     confidence = probs[np.arange(len(labels)), labels]
-    known = (confidence >= threshold) & (labels != HIDDEN)
+    least = np.asarray(threshold, np.float64)
+    known = (confidence >= (least[labels] if least.ndim else least)) & (labels != HIDDEN)
     return Reading(labels.astype(np.int64), confidence, known)
 
 

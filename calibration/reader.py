@@ -50,9 +50,7 @@ from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
 
-__all__ = [
-    "BoardReader", "calibrate", "beside_hands", "board_square", "grey_trusted", "image_cell", "without_stray_hands",
-]
+__all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
 
 log = logging.getLogger(__name__)
 
@@ -149,18 +147,6 @@ def without_stray_hands(probs: F64, n: int) -> F64:
     out[stray, HIDDEN] = 0.0
     out[stray] /= out[stray].sum(axis=1, keepdims=True)
     return out
-
-
-def grey_trusted(reading: Reading, threshold: float = GREY_TRUSTED) -> Reading:
-    """``reading`` with the cells read as Junior's grey ball trusted from ``threshold``.
-
-    >>> import numpy as np
-    >>> labels = np.array([GREY, GREY, EMPTY])
-    >>> grey_trusted(Reading(labels, np.array([0.96, 0.9, 0.96]), np.zeros(3, bool))).known.tolist()
-    [True, False, False]
-    """
-    known = reading.known | ((reading.labels == GREY) & (reading.confidence >= threshold))
-    return Reading(reading.labels, reading.confidence, known)
 
 
 def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_HAND) -> Reading:
@@ -656,10 +642,11 @@ class BoardReader:
             threshold = max(threshold, THRESHOLD_WEAK_GRID)
         if self.profile.calibrated:
             probs = camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant)
-            reading = reading_from(without_stray_hands(probs, n), threshold)
+            trusted = np.full(len(LABELS), threshold)
             if fit.quality >= WEAK_GRID:
-                reading = grey_trusted(reading)
-            reading = beside_hands(under_cover(image, fit, samples, features, reading), n)
+                trusted[GREY] = min(threshold, GREY_TRUSTED)
+            reading = beside_hands(under_cover(image, fit, samples, features, reading_from(
+                without_stray_hands(probs, n), trusted)), n)
         else:
             probs = self.model.probabilities(features, self.variant)
             # Uncalibrated, a little chance of a hand also marks what is no cup at all (the table, read by a

@@ -212,27 +212,38 @@ def test_cells_of_a_weak_grid_are_trusted_only_when_the_model_is_surer() -> None
     assert counts["unknown"] < 16
 
 
+def _calibrated_game(k: int) -> tuple[str, Board, Profile, Any]:
+    """Development scene ``k``: its variant, its board, a profile calibrated on its start position, its game frame."""
+    variant, board, params = unseen_scene(k)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    image, _ = render(board, params, variant=variant)
+    return variant, board, calibrate(start, variant), image
+
+
+def _camera_probabilities(variant: str, profile: Profile, image: Any) -> Any:
+    """The calibrated model's label probabilities for each cell of ``image``, on the grid a fresh reader finds."""
+    from rolit.calibration.camera_model import camera_features, camera_model
+
+    found = BoardReader(variant, profile=profile).readings(image)
+    assert found is not None
+    _, samples, features, _ = found
+    return camera_model().probabilities(camera_features(features, samples.top, profile), variant)
+
+
 def test_a_cell_only_a_little_like_a_hand_among_cells_that_are_not_is_read() -> None:
     # At 38 degrees, no hand anywhere: the calibrated model gives four cells a little of a hand, which
     # alone would make them unknown. No hand covers one cell by itself, so they are read, and right.
     # (Scenes 5 and 41 showed it first; their games are now read on other grids, the cups' lattice's and
     # the printed lines'.)
-    from rolit.calibration.camera_model import camera_features, camera_model
     from rolit.calibration.model import HIDDEN
     from rolit.calibration.reader import HAND_STRAY
 
-    variant, board, params = unseen_scene(22)
-    start, _ = render(Position.start(variant).board(), params, variant=variant)
-    image, _ = render(board, params, variant=variant)
-    profile = calibrate(start, variant)
+    variant, board, profile, image = _calibrated_game(22)
     observed = BoardReader(variant, profile=profile).read(image)
     assert observed.board is not None
     assert all(cell == board[sq] for sq, cell in observed.board.items() if cell is not UNKNOWN)
     assert sum(cell is UNKNOWN for _, cell in observed.board.items()) <= 1
-    found = BoardReader(variant, profile=profile).readings(image)
-    assert found is not None
-    _, samples, features, _ = found
-    hand = camera_model().probabilities(camera_features(features, samples.top, profile), variant)[:, HIDDEN]
+    hand = _camera_probabilities(variant, profile, image)[:, HIDDEN]
     stray = [i for i in range(len(hand)) if 0.005 < hand[i] < HAND_STRAY]
     assert stray  # cells the model gives a little of a hand to, which alone would make them unknown
     n = board.size
@@ -282,22 +293,15 @@ def test_a_cell_fairly_like_a_hand_in_the_middle_of_a_board_without_one_is_read(
     # Development scene 519, no hand anywhere: the calibrated model gives one empty cup, two cells in from the
     # board's near edge, a fair chance of a hand, which made it unknown. No cell round it is at all like a hand,
     # so no arm joins it to the edge: it is read, and the board is read exactly.
-    from rolit.calibration.camera_model import camera_features, camera_model
     from rolit.calibration.model import HIDDEN
     from rolit.calibration.reader import HAND_LIKELY, HAND_REACH, HAND_STRAY
 
-    variant, board, params = unseen_scene(519)
-    start, _ = render(Position.start(variant).board(), params, variant=variant)
-    image, _ = render(board, params, variant=variant)
-    profile = calibrate(start, variant)
+    variant, board, profile, image = _calibrated_game(519)
     observed = BoardReader(variant, profile=profile).read(image)
     assert observed.board is not None
     n = board.size
     assert all(observed.board[row * 8 + col] == board[row * 8 + col] for row in range(n) for col in range(n))
-    found = BoardReader(variant, profile=profile).readings(image)
-    assert found is not None
-    _, samples, features, _ = found
-    hand = camera_model().probabilities(camera_features(features, samples.top, profile), variant)[:, HIDDEN]
+    hand = _camera_probabilities(variant, profile, image)[:, HIDDEN]
     fairly = np.flatnonzero(hand >= HAND_REACH)
     assert len(fairly) == 1 and HAND_STRAY <= hand[fairly[0]] < HAND_LIKELY
     row, col = divmod(int(fairly[0]), n)
@@ -309,24 +313,17 @@ def test_junior_grey_is_trusted_from_95_percent(monkeypatch: pytest.MonkeyPatch)
     # 95% and 99%, hedging with the empty cup of much its colour, which left it unknown; it is trusted, and the
     # board is read exactly. Without that, it is not.
     from rolit.calibration import reader
-    from rolit.calibration.camera_model import camera_features, camera_model
     from rolit.calibration.reader import GREY, GREY_TRUSTED, THRESHOLD_CALIBRATED, without_stray_hands
 
-    variant, board, params = unseen_scene(23)
-    start, _ = render(Position.start(variant).board(), params, variant=variant)
-    image, _ = render(board, params, variant=variant)
-    profile = calibrate(start, variant)
+    variant, board, profile, image = _calibrated_game(23)
     n = board.size
     on_board = [row * 8 + col for row in range(n) for col in range(n)]
     observed = BoardReader(variant, profile=profile).read(image)
     assert observed.board is not None
     assert all(observed.board[sq] == board[sq] for sq in on_board)
-    found = BoardReader(variant, profile=profile).readings(image)
-    assert found is not None
-    _, samples, features, _ = found
-    probs = without_stray_hands(camera_model().probabilities(camera_features(features, samples.top, profile), variant), n)
+    probs = without_stray_hands(_camera_probabilities(variant, profile, image), n)
     assert any(GREY_TRUSTED <= p[GREY] < THRESHOLD_CALIBRATED and p.argmax() == GREY for p in probs)
-    monkeypatch.setattr(reader, "grey_trusted", lambda reading: reading)
+    monkeypatch.setattr(reader, "GREY_TRUSTED", THRESHOLD_CALIBRATED)
     observed = BoardReader(variant, profile=profile).read(image)
     assert observed.board is not None
     assert sum(observed.board[sq] is UNKNOWN for sq in on_board) == 1
