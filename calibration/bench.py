@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -213,8 +212,7 @@ def read_scene(
     start_image, start_truth = render(Position.start(variant).board(), params, variant=variant)
     elevation = round(params.elevation, 1)  # the camera's at calibration
     if nudge is not None:
-        params = replace(params, elevation=min(90.0, params.elevation + nudge[0]),
-                         azimuth=params.azimuth + nudge[1], roll=params.roll + nudge[2])
+        params = params.nudged(*nudge)
     n = board.size
     scene: dict[str, Any] = {"scene": k, "variant": variant, "hand": hand is not None,
                              "elevation": elevation, "board": BOARD_STYLES[params.board_style].name,

@@ -232,6 +232,16 @@ class RenderParams:
         )
         return replace(params, **overrides) if overrides else params
 
+    def nudged(self, elevation: float, azimuth: float, roll: float) -> RenderParams:
+        """The same condition with the camera moved by these degrees, as a bumped camera or stand moves it
+        (the elevation stops at straight down).
+
+        >>> RenderParams(elevation=89.0).nudged(2.0, 3.0, 1.0).elevation
+        90.0
+        """
+        return replace(self, elevation=min(90.0, self.elevation + elevation), azimuth=self.azimuth + azimuth,
+                       roll=self.roll + roll)
+
     def to_json(self) -> dict[str, Any]:
         """JSON-ready values of every knob."""
         out: dict[str, Any] = {}
