@@ -97,7 +97,15 @@ WEAK_GRID, THRESHOLD_WEAK_GRID = 0.25, 0.99
 # and balls locks on at least this much better there: on the development game frames 340-679 whose grids the
 # outline placed, 10 moved nearer the true cups by 0.05 cells or more, 1 further.
 HIGHLIGHTS_GAIN = 0.05
-HIGHLIGHTS_KEPT = 0.05  # cells the frames' grid may move before the highlights are looked for again
+HIGHLIGHTS_KEPT = 0.05  # cells the frames' grid may move before the balls are looked for again
+# Such a grid is also aligned cell by cell on each game frame (Locator.align, as the full search aligns its
+# guesses), and that taken where it gains more, when it moves less than ALIGNED_REACH cells and the lattice then
+# locks on at least ALIGNED_SURE. The lattice's quality alone does not tell a grid nearer the cups: on the 101
+# development game frames 0-599 whose grids the outline placed, an aligned grid that locked on less than that lay
+# further from them (512: 0.37 cells against 0.17; 109 nudged: 0.54 against 0.13, four cells wrong); above it,
+# four more boards were read exactly with the camera still, 11 and 24 fewer cells unknown (still and nudged), and
+# one more cell wrong nudged (112, beside a hand).
+ALIGNED_SURE, ALIGNED_REACH = 0.8, 0.5
 # Beside a cell a hand covers, a cell is trusted only at this confidence: a hand reaches further
 # than the cells it clearly covers, and a fingertip over a cup can look like a ball.
 THRESHOLD_BESIDE_HAND = 0.99
@@ -277,8 +285,8 @@ class BoardReader:
         self._refound = False  # the next grid found counts as moved (the picture changed size)
         # Where the picture round the calibration grid was when the grid followed was taken up.
         self._registration: Registration | None = None
-        # The last grid looked at on the balls' highlights, and what they made of it (see _on_highlights).
-        self._highlighted: tuple[F64, GridFit | None] | None = None
+        # The last grid looked at on the balls, and what they made of it (see _on_balls).
+        self._looked_on_balls: tuple[F64, GridFit | None] | None = None
 
     @property
     def model(self) -> ColourModel:
@@ -293,7 +301,7 @@ class BoardReader:
         self._held = False
         self._doubtful = False
         self._registration = None
-        self._highlighted = None
+        self._looked_on_balls = None
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -548,7 +556,7 @@ class BoardReader:
             return None
         n = self.variant.size
         if self.profile.seen_placed_by == "outline" and self._manual is None:
-            fit = self._on_highlights(image, fit)
+            fit = self._on_balls(image, fit)
         cell = float(np.linalg.norm(fit.corners[1] - fit.corners[0])) / n
         shift = float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) if previous is not None else 0.0
         moved = shift > 0.5 * cell or self._refound
@@ -560,23 +568,33 @@ class BoardReader:
         self.last_timings["sample"] = time.perf_counter() - t1
         return fit, samples, features, bool(moved)
 
-    def _on_highlights(self, image: U8, fit: GridFit) -> GridFit:
-        """``fit`` moved onto the balls' highlights (see :meth:`Locator.onto_highlights`) where the lattice locks
-        on there at least :data:`HIGHLIGHTS_GAIN` better; as it is, where not.
+    def _on_balls(self, image: U8, fit: GridFit) -> GridFit:
+        """``fit`` moved onto the balls' highlights (see :meth:`Locator.onto_highlights`) or aligned cell by cell
+        (see :meth:`Locator.align`; within :data:`ALIGNED_REACH` cells, and locking on at least
+        :data:`ALIGNED_SURE`), whichever the lattice of cups and balls locks on better, where it locks on at least
+        :data:`HIGHLIGHTS_GAIN` better than on ``fit``; as it is, where neither does.
 
-        The highlights are looked for once while the frames' grid stays within :data:`HIGHLIGHTS_KEPT` cells of
+        The balls are looked for once while the frames' grid stays within :data:`HIGHLIGHTS_KEPT` cells of
         the one looked at (a still camera): finding them costs several times what reading a tracked frame does.
         """
         n = self.variant.size
-        if self._highlighted is not None and cells_apart(self._highlighted[0], fit.corners, n) < HIGHLIGHTS_KEPT:
-            kept = self._highlighted[1]
+        looked = self._looked_on_balls
+        if looked is not None and cells_apart(looked[0], fit.corners, n) < HIGHLIGHTS_KEPT:
+            kept = looked[1]
             return fit if kept is None else GridFit(kept.corners, kept.homography, fit.quality, fit.score)
-        moved = self.locator.onto_highlights(image, fit.corners)
+        moves = [self.locator.onto_highlights(image, fit.corners)]
+        aligned = self.locator.align(image, fit.corners)
+        if (aligned is not None and aligned[2] >= ALIGNED_SURE
+                and cells_apart(aligned[0], fit.corners, n) < ALIGNED_REACH):
+            moves.append(aligned)
+        gains = [(after - before, corners) for corners, before, after in filter(None, moves)
+                 if after >= before + HIGHLIGHTS_GAIN]  # fmt: skip
         taken = None
-        if moved is not None and moved[2] >= moved[1] + HIGHLIGHTS_GAIN:
-            log.debug("grid moved onto the balls' highlights (lattice %.2f to %.2f)", moved[1], moved[2])
-            taken = GridFit(moved[0], grid_homography(moved[0], n), fit.quality, fit.score)
-        self._highlighted = (fit.corners, taken)
+        if gains:
+            gain, corners = max(gains, key=lambda g: g[0])
+            log.debug("grid moved onto the balls (the lattice locks on %.2f better)", gain)
+            taken = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+        self._looked_on_balls = (fit.corners, taken)
         return fit if taken is None else taken
 
     def _as_calibrated(self, fit: GridFit) -> GridFit:

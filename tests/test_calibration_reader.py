@@ -858,6 +858,42 @@ def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monke
     assert out > 0.3 and counts["unknown"] > 10
 
 
+def test_a_grid_only_the_outline_placed_is_aligned_on_the_game_frames_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development scene 146: a black Quick board from 45 degrees; only its outline placed calibration's grid. On
+    # the game frame the balls' highlights agree on no grid, but aligned cell by cell the lattice locks on surely
+    # (0.90 to 1.02) on a grid nearer the cups (0.16 cells from them, not 0.22), and every cell is read; on the
+    # frame's grid six or seven stay unknown (numpy's AVX2 and AVX-512 code).
+    from rolit.calibration import reader
+    from rolit.calibration.bench import _score, cups_apart
+
+    variant, board, params = unseen_scene(146)
+    image, _ = render(Position.start(variant).board(), params, variant=variant)
+    profile = calibrate(image, variant)
+    assert profile.seen_placed_by == "outline"
+    game, truth = render(board, params, variant=variant)
+
+    def read() -> tuple[float, dict[str, int]]:
+        seen = BoardReader(variant, profile=profile).read(game)
+        assert seen.board is not None and seen.corners is not None
+        return cups_apart(seen.corners, truth, board.size), _score(seen.board, seen.corners, truth, profile.rotation)
+
+    aligned, counts = read()
+    assert counts["wrong"] == 0 and counts["unknown"] == 0
+    # Tracking follows the aligned grid over the next frames; once the frames' grid stays, it is not aligned again.
+    looks = []
+    following = BoardReader(variant, profile=profile)
+    align = following.locator.align
+    monkeypatch.setattr(following.locator, "align", lambda *a: looks.append(1) or align(*a))
+    aligned_by = []
+    for _ in range(10):
+        following.read(game)
+        aligned_by.append(len(looks))
+    assert aligned_by[4] == aligned_by[-1] <= 3
+    monkeypatch.setattr(reader, "ALIGNED_SURE", math.inf)
+    out, counts = read()
+    assert out > aligned + 0.03 and counts["wrong"] == 0 and counts["unknown"] >= 5
+
+
 @pytest.mark.parametrize("k", [493, 688])
 def test_the_start_search_takes_the_outlines_grid_the_balls_spacing_measures_a_cell_a_side(
     k: int, monkeypatch: pytest.MonkeyPatch
