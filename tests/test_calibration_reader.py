@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -826,14 +827,12 @@ def test_the_start_position_moves_a_grid_a_cell_out_back_and_leaves_the_right_on
     assert grids_apart(back.corners, truth, n) < 0.05
 
 
-def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Development scene 440: a black board from 56 degrees whose cups do not show; only its outline placed
-    # calibration's grid, 0.4 cells out. On the game frame the lattice locks on better on the balls' highlights,
-    # and every cell is read; on calibration's grid a row of cells stays unknown.
-    from rolit.calibration import reader
+def _outline_placed_game(k: int) -> tuple[str, Profile, Any, Callable[[], tuple[float, dict[str, int]]]]:
+    """Development scene ``k``, whose calibration grid only the outline placed: its variant, the profile, its game
+    frame, and a read of that frame by a fresh reader (how far its grid lies from the cups, and its counts)."""
     from rolit.calibration.bench import _score, cups_apart
 
-    variant, board, params = unseen_scene(440)
+    variant, board, params = unseen_scene(k)
     image, _ = render(Position.start(variant).board(), params, variant=variant)
     profile = calibrate(image, variant)
     assert profile.seen_placed_by == "outline"
@@ -844,6 +843,16 @@ def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monke
         assert seen.board is not None and seen.corners is not None
         return cups_apart(seen.corners, truth, board.size), _score(seen.board, seen.corners, truth, profile.rotation)
 
+    return variant, profile, game, read
+
+
+def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development scene 440: a black board from 56 degrees whose cups do not show; only its outline placed
+    # calibration's grid, 0.4 cells out. On the game frame the lattice locks on better on the balls' highlights,
+    # and every cell is read; on calibration's grid a row of cells stays unknown.
+    from rolit.calibration import reader
+
+    variant, profile, game, read = _outline_placed_game(440)
     out, counts = read()
     assert out < 0.2 and counts["wrong"] == 0 and counts["unknown"] <= 2
     # While the frames' grid stays, the highlights are looked for once.
@@ -864,19 +873,8 @@ def test_a_grid_only_the_outline_placed_is_aligned_on_the_game_frames_cells(monk
     # (0.90 to 1.02) on a grid nearer the cups (0.16 cells from them, not 0.22), and every cell is read; on the
     # frame's grid six or seven stay unknown (numpy's AVX2 and AVX-512 code).
     from rolit.calibration import reader
-    from rolit.calibration.bench import _score, cups_apart
 
-    variant, board, params = unseen_scene(146)
-    image, _ = render(Position.start(variant).board(), params, variant=variant)
-    profile = calibrate(image, variant)
-    assert profile.seen_placed_by == "outline"
-    game, truth = render(board, params, variant=variant)
-
-    def read() -> tuple[float, dict[str, int]]:
-        seen = BoardReader(variant, profile=profile).read(game)
-        assert seen.board is not None and seen.corners is not None
-        return cups_apart(seen.corners, truth, board.size), _score(seen.board, seen.corners, truth, profile.rotation)
-
+    variant, profile, game, read = _outline_placed_game(146)
     aligned, counts = read()
     assert counts["wrong"] == 0 and counts["unknown"] == 0
     # Tracking follows the aligned grid over the next frames; once the frames' grid stays, it is not aligned again.
