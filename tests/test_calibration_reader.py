@@ -334,12 +334,10 @@ def test_a_grid_found_a_cell_out_after_the_camera_was_nudged_is_moved_back_by_it
     # At 35 degrees, the camera nudged after calibration (2 degrees higher, 3 round, 1 of roll): its
     # corners are over half a cell from the calibration grid's, and a fresh search finds the grid a cell
     # out. The grid's centre, which a nudge hardly moves, says which cells it is.
-    import dataclasses
 
     variant, board, params = unseen_scene(230)
     start, _ = render(Position.start(variant).board(), params, variant=variant)
-    nudged = dataclasses.replace(params, elevation=params.elevation + 2.0, azimuth=params.azimuth + 3.0,
-                                 roll=params.roll + 1.0)
+    nudged = params.nudged(2.0, 3.0, 1.0)
     image, truth = render(board, nudged, variant=variant)
     observed = BoardReader(variant, profile=calibrate(start, variant)).read(image)
     assert observed.corners is not None and observed.board is not None
@@ -446,8 +444,7 @@ def test_a_board_the_search_cannot_find_is_found_where_calibration_saw_it_even_a
     start, _ = render(Position.start(variant).board(), params, variant=variant)
     profile = calibrate(start, variant)
     assert profile.seen_view is not None
-    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
-                     roll=params.roll + NUDGE[2])
+    bumped = params.nudged(*NUDGE)
     for camera in (params, bumped):
         game, truth = render(board, camera, variant=variant)
         assert BoardReader(variant).locate(game) is None
@@ -463,7 +460,6 @@ def test_a_camera_bumped_mid_game_is_followed_at_once_not_after_a_run_of_stale_r
     # follows the board. The grid followed no longer locks on, which alone looks like a hand over the
     # board; the picture round the board has moved too, so the grid is looked for again at once. Before,
     # the old grid was kept for WEAK_FRAMES frames, reading 8 cells wrong in each, and then lost.
-    from dataclasses import replace
 
     from rolit.calibration.bench import NUDGE, _score
 
@@ -474,8 +470,7 @@ def test_a_camera_bumped_mid_game_is_followed_at_once_not_after_a_run_of_stale_r
     game, truth = render(board, params, variant=variant)
     first = reader.read(game)
     assert first.board is not None and _score(first.board, first.corners, truth, profile.rotation)["wrong"] == 0
-    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
-                     roll=params.roll + NUDGE[2])
+    bumped = params.nudged(*NUDGE)
     game, truth = render(board, bumped, variant=variant)
     assert _cells_out(first.corners, truth.corners, board.size) > 0.6  # the old grid is well off now
     for i in range(3):
@@ -642,8 +637,7 @@ def test_a_grid_the_boards_lines_placed_is_read_on_as_it_is_while_the_camera_sta
         assert score["wrong"] == 0 and score["unknown"] == 0
     aligned = BoardReader(variant, profile=replace(profile, seen_placed_by="outline")).read(game)
     assert aligned.corners is not None and grids_apart(aligned.corners, seen, board.size) > 0.05
-    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
-                     roll=params.roll + NUDGE[2])
+    bumped = params.nudged(*NUDGE)
     game, truth = render(board, bumped, variant=variant)
     for _ in range(3):  # the lattice barely locks on (0.31): held where registration carries it, 0.34 cells out
         observed = reader.read(game)
@@ -666,8 +660,7 @@ def test_a_bumped_camera_reads_on_the_lines_grid_where_registration_puts_it() ->
     start, _ = render(Position.start(variant).board(), params, variant=variant)
     profile = calibrate(start, variant)
     assert profile.seen_on_lines
-    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
-                     roll=params.roll + NUDGE[2])
+    bumped = params.nudged(*NUDGE)
     game, truth = render(board, bumped, variant=variant)
     n = board.size
     reader = BoardReader(variant, profile=profile)

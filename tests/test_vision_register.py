@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -30,8 +29,7 @@ def _scene(k: int) -> tuple[Any, ...]:
     """Scene ``k``'s start position, its game with the camera bumped after, and the true grid in each."""
     variant, board, params = unseen_scene(k)
     start, truth = render(Position.start(variant).board(), params, variant=variant)
-    bumped = replace(params, elevation=params.elevation + NUDGE[0], azimuth=params.azimuth + NUDGE[1],
-                     roll=params.roll + NUDGE[2])
+    bumped = params.nudged(*NUDGE)
     game, game_truth = render(board, bumped, variant=variant)
     return board.size, start, np.asarray(truth.corners), game, np.asarray(game_truth.corners)
 
