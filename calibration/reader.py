@@ -28,7 +28,7 @@ from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_va
 from rolit.vision.cover import covered_cells, free_points, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.gridlines import grown_on_lines, on_lines
-from rolit.vision.lattice import cell_centres, shifted
+from rolit.vision.lattice import cell_centres, scaled, shifted
 from rolit.vision.locate import (
     OUTLINE_QUALITY,
     GridFit,
@@ -1048,6 +1048,39 @@ def _aligned(image: U8, n: int, fit: GridFit) -> GridFit | None:
     return GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
 
 
+# The centre block's sides (cells, see _sized_on_block) must both be off a cell the same way by at least
+# BLOCK_SIZED_LEAST for a grid the outline placed to be sized on them, by at most BLOCK_SIZED_MOST, and within
+# BLOCK_SIZED_AGREE of each other.
+BLOCK_SIZED_LEAST, BLOCK_SIZED_MOST, BLOCK_SIZED_AGREE = 0.025, 0.15, 0.06
+
+
+def _sized_on_block(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
+    """A grid only the board's outline placed, made larger or smaller about its centre so that the start
+    position's centre block measures a cell a side, when the balls' highlights measure both of its sides off a
+    cell the same way (see :meth:`Locator.centre_block_scale`); as it is, and its features, otherwise.
+
+    Where no lines or cups show, the outline sizes the grid, and the outline's
+    ratio to the grid is the board's (a wide or narrow frame, a silhouette that
+    takes in the board's sides): on development start positions such grids were
+    a few percent too large or too small, a fifth of a cell or more out at the
+    edges. The four balls measure the size. The outline is off alike along rows
+    and columns, while a highlight a little off measures one side alone wrong:
+    so both sides must be off the same way, and by about as much.
+    """
+    sides = Locator(n).centre_block_scale(image, fit.corners)
+    if sides is None:
+        return fit, features
+    off = np.array(sides) - 1.0
+    if not (np.all(np.abs(off) >= BLOCK_SIZED_LEAST) and np.all(np.abs(off) <= BLOCK_SIZED_MOST)
+            and off[0] * off[1] > 0 and abs(off[0] - off[1]) <= BLOCK_SIZED_AGREE):
+        return fit, features
+    factor = float(np.mean(sides))
+    corners = scaled(fit.corners, n, factor)
+    log.info("calibration: the grid made %.3f times as large to fit the centre block", factor)
+    moved = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
+    return moved, _features_on(image, moved, n)
+
+
 def _on_centre_block(
     image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64, whole_start: bool = False
 ) -> tuple[GridFit, F64, F64]:
@@ -1299,6 +1332,8 @@ def _calibrated(
         templated = _on_cup_template(image, n, *on_cups, empty)
         placed_by = "cups" if on_cups[0] is not fit else "cup template" if templated[0] is not on_cups[0] else "outline"
         fit, features = templated
+        if placed_by == "outline":
+            fit, features = _sized_on_block(image, n, fit, features)
         rims = _on_cup_rims(image, n, fit, features, empty)
         if rims[0] is not fit:
             placed_by, (fit, features) = "cup rims", rims

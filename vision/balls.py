@@ -29,7 +29,7 @@ import numpy.typing as npt
 from .lattice import cell_centres, grid_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose, lifted_homography
 
-__all__ = ["centre_block_side", "highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
+__all__ = ["centre_block", "centre_block_side", "highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
@@ -296,20 +296,19 @@ def on_highlights(image: U8, corners: F64, n: int) -> F64 | None:
     return np.asarray(grid, np.float64)
 
 
-def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: int) -> float | None:
-    """The mean side, in the grid's cells, of the square the highlights ``points`` of the start position's four
-    centre balls make, for the grid of ``homography`` (both in pixels of a picture of ``size``, width and height);
-    ``None`` when four highlights near where the grid puts them do not make a parallelogram.
+def centre_block(points: F64, size: tuple[int, int], homography: F64, n: int) -> F64 | None:
+    """The highlights ``points`` of the start position's four centre balls in the cells of the grid of
+    ``homography`` (both in pixels of a picture of ``size``, width and height), lifted to the highlights' height,
+    clockwise from the block's top-left ball (4 x 2); ``None`` when four highlights near where the grid puts them
+    do not make a parallelogram.
 
     One lamp puts each ball's highlight at one offset from its centre, so the
     four make the block's shape and size whatever the offset: on the right
-    grid a cell a side. A grid the wrong size (an outline taken for the
-    board's when it is its frame's, or a shadow's) measures them larger or
-    smaller. Which of the nearest highlights are the balls' is what makes the
-    most nearly a parallelogram.
+    grid a cell a side. Which of the nearest highlights are the balls' is what
+    makes the most nearly a parallelogram.
 
     >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
-    >>> centre_block_side(np.empty((0, 2)), (600, 600), h, 8) is None
+    >>> centre_block(np.empty((0, 2)), (600, 600), h, 8) is None
     True
     """
     try:
@@ -336,8 +335,22 @@ def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: in
             best = skew, q
     if best is None or best[0] > BLOCK_SKEW:
         return None
-    q = best[1]
-    return float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+    return best[1]
+
+
+def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: int) -> float | None:
+    """The mean side, in the grid's cells, of the square the start position's centre balls' highlights make
+    (see :func:`centre_block`); ``None`` when they do not make one.
+
+    A grid the wrong size (an outline taken for the board's when it is its
+    frame's, or a shadow's) measures them larger or smaller than a cell.
+
+    >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
+    >>> centre_block_side(np.empty((0, 2)), (600, 600), h, 8) is None
+    True
+    """
+    q = centre_block(points, size, homography, n)
+    return None if q is None else float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
 
 
 def _mapped(h: F64, points: F64) -> F64:

@@ -660,6 +660,13 @@ def shifted(corners: F64, n: int, du: float, dv: float) -> F64:
     return _apply(h, np.array([[du, dv], [n + du, dv], [n + du, n + dv], [du, n + dv]], np.float64))
 
 
+def scaled(corners: F64, n: int, factor: float) -> F64:
+    """The grid's cells made ``factor`` times as large about its centre (its corners, tl, tr, br, bl)."""
+    h = grid_homography(corners, n)
+    lo, hi = n / 2.0 * (1.0 - factor), n / 2.0 * (1.0 + factor)
+    return _apply(h, np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64))
+
+
 def survey(pyramid: Sequence[npt.NDArray[Any]], guesses: Sequence[F64], n: int, px: int = SURVEY_PX) -> F64:
     """A first, rough look at many guesses at once: how much each looks like the grid of a board (0 .. about 0.7).
 
