@@ -1068,17 +1068,30 @@ def _sized_on_block(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Gri
     so both sides must be off the same way, and by about as much.
     """
     sides = Locator(n).centre_block_scale(image, fit.corners)
-    if sides is None:
+    factor = None if sides is None else _block_factor(*sides)
+    if factor is None:
         return fit, features
-    off = np.array(sides) - 1.0
-    if not (np.all(np.abs(off) >= BLOCK_SIZED_LEAST) and np.all(np.abs(off) <= BLOCK_SIZED_MOST)
-            and off[0] * off[1] > 0 and abs(off[0] - off[1]) <= BLOCK_SIZED_AGREE):
-        return fit, features
-    factor = float(np.mean(sides))
     corners = scaled(fit.corners, n, factor)
     log.info("calibration: the grid made %.3f times as large to fit the centre block", factor)
     moved = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
     return moved, _features_on(image, moved, n)
+
+
+def _block_factor(along_rows: float, along_columns: float) -> float | None:
+    """How many times as large a grid's cells must be made for the start position's centre block to measure a
+    cell a side, from its two sides as measured (cells); ``None`` when the grid stays as it is (see
+    :func:`_sized_on_block`).
+
+    >>> round(_block_factor(0.94, 0.92) or 0.0, 3)  # both about as much too small: the grid is too large
+    0.93
+    >>> _block_factor(0.99, 0.94), _block_factor(1.05, 0.95), _block_factor(0.97, 0.88), _block_factor(1.2, 1.2)
+    (None, None, None, None)
+    """
+    off = np.array([along_rows, along_columns]) - 1.0
+    if (np.all(np.abs(off) >= BLOCK_SIZED_LEAST) and np.all(np.abs(off) <= BLOCK_SIZED_MOST)
+            and off[0] * off[1] > 0 and abs(off[0] - off[1]) <= BLOCK_SIZED_AGREE):
+        return (along_rows + along_columns) / 2.0
+    return None
 
 
 def _on_centre_block(

@@ -661,7 +661,11 @@ def shifted(corners: F64, n: int, du: float, dv: float) -> F64:
 
 
 def scaled(corners: F64, n: int, factor: float) -> F64:
-    """The grid's cells made ``factor`` times as large about its centre (its corners, tl, tr, br, bl)."""
+    """The grid's cells made ``factor`` times as large about its centre (its corners, tl, tr, br, bl).
+
+    >>> scaled(np.array([[0.0, 0.0], [80.0, 0.0], [80.0, 80.0], [0.0, 80.0]]), 8, 0.5).round(6).tolist()
+    [[20.0, 20.0], [60.0, 20.0], [60.0, 60.0], [20.0, 60.0]]
+    """
     h = grid_homography(corners, n)
     lo, hi = n / 2.0 * (1.0 - factor), n / 2.0 * (1.0 + factor)
     return _apply(h, np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64))
