@@ -1001,7 +1001,8 @@ def _by_block_size(
     the balls and read the start position about as well; the balls' spacing tells the right size.
     """
     likely = [s for s in scored if s[0] >= START_LIKELY]  # the first few: scored is likeliest first
-    sides = Locator(n).centre_block_sides(image, [fit.corners for _, fit, _ in likely])
+    measured = Locator(n).centre_block_sides(image, [fit.corners for _, fit, _ in likely])
+    sides = [None if m is None else (m[0] + m[1]) / 2.0 for m in measured]
     near = [side is not None and abs(side - 1.0) <= BLOCK_TOLERANCE for side in sides]
     # Not measured, or measured a cell a side: the likelihood's order stands.
     if not likely or sides[0] is None or near[0]:
@@ -1057,7 +1058,7 @@ BLOCK_SIZED_LEAST, BLOCK_SIZED_MOST, BLOCK_SIZED_AGREE = 0.025, 0.15, 0.06
 def _sized_on_block(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
     """A grid only the board's outline placed, made larger or smaller about its centre so that the start
     position's centre block measures a cell a side, when the balls' highlights measure both of its sides off a
-    cell the same way (see :meth:`Locator.centre_block_scale`); as it is, and its features, otherwise.
+    cell the same way (see :meth:`Locator.centre_block_sides`); as it is, and its features, otherwise.
 
     Where no lines or cups show, the outline sizes the grid, and the outline's
     ratio to the grid is the board's (a wide or narrow frame, a silhouette that
@@ -1067,7 +1068,7 @@ def _sized_on_block(image: U8, n: int, fit: GridFit, features: F64) -> tuple[Gri
     and columns, while a highlight a little off measures one side alone wrong:
     so both sides must be off the same way, and by about as much.
     """
-    sides = Locator(n).centre_block_scale(image, fit.corners)
+    sides = Locator(n).centre_block_sides(image, [fit.corners])[0]
     factor = None if sides is None else _block_factor(*sides)
     if factor is None:
         return fit, features

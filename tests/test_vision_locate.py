@@ -332,16 +332,16 @@ def test_the_balls_highlights_measure_each_side_of_the_centre_block_in_the_grids
     image, corners, n = _start_scene(493)  # a black board from 39 degrees: its cups do not show
     locator = Locator(n)
     truth = order_corners(corners)
-    sides = locator.centre_block_scale(image, truth)
+    sides = locator.centre_block_sides(image, [truth])[0]
     assert sides is not None and max(abs(side - 1.0) for side in sides) < 0.05
     # A grid 6% too large, or 6% too small (an outline a little off the board's edge): both sides measure that
     # much smaller, or larger, in its cells.
     for k in (1.06, 1 / 1.06):
-        sides = locator.centre_block_scale(image, lattice.scaled(truth, n, k))
+        sides = locator.centre_block_sides(image, [lattice.scaled(truth, n, k)])[0]
         assert sides is not None and max(abs(side * k - 1.0) for side in sides) < 0.05
     # Where the grid puts no balls, no measure.
     far = truth - truth.mean(axis=0) + np.array([150.0, 150.0])
-    assert locator.centre_block_scale(image, lattice.scaled(far, n, 0.3)) is None
+    assert locator.centre_block_sides(image, [lattice.scaled(far, n, 0.3)]) == [None]
 
 
 def test_a_board_seen_from_low_down_is_placed_by_its_outline_side_face_and_all() -> None:

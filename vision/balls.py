@@ -29,7 +29,16 @@ import numpy.typing as npt
 from .lattice import cell_centres, grid_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose, lifted_homography
 
-__all__ = ["centre_block", "centre_block_side", "highlights", "lattice_guesses", "on_highlights", "placed", "steps"]
+__all__ = [
+    "centre_block",
+    "centre_block_side",
+    "centre_block_sides",
+    "highlights",
+    "lattice_guesses",
+    "on_highlights",
+    "placed",
+    "steps",
+]
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[Any]  # 8-bit images; OpenCV's stubs widen dtypes freely
@@ -338,19 +347,35 @@ def centre_block(points: F64, size: tuple[int, int], homography: F64, n: int) ->
     return best[1]
 
 
-def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: int) -> float | None:
-    """The mean side, in the grid's cells, of the square the start position's centre balls' highlights make
-    (see :func:`centre_block`); ``None`` when they do not make one.
+def centre_block_sides(points: F64, size: tuple[int, int], homography: F64, n: int) -> tuple[float, float] | None:
+    """The sides, in the grid's cells, of the square the start position's centre balls' highlights make (see
+    :func:`centre_block`): its mean side along the grid's rows and along its columns; ``None`` when they do not
+    make one.
 
     A grid the wrong size (an outline taken for the board's when it is its
     frame's, or a shadow's) measures them larger or smaller than a cell.
 
     >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
-    >>> centre_block_side(np.empty((0, 2)), (600, 600), h, 8) is None
+    >>> centre_block_sides(np.empty((0, 2)), (600, 600), h, 8) is None
     True
     """
     q = centre_block(points, size, homography, n)
-    return None if q is None else float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+    if q is None:
+        return None
+    along_rows = (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[2] - q[3]))) / 2.0
+    along_columns = (float(np.linalg.norm(q[3] - q[0])) + float(np.linalg.norm(q[2] - q[1]))) / 2.0
+    return along_rows, along_columns
+
+
+def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: int) -> float | None:
+    """The mean side of the centre block (see :func:`centre_block_sides`); ``None`` when it is not measured.
+
+    >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
+    >>> centre_block_side(np.empty((0, 2)), (600, 600), h, 8) is None
+    True
+    """
+    sides = centre_block_sides(points, size, homography, n)
+    return None if sides is None else (sides[0] + sides[1]) / 2.0
 
 
 def _mapped(h: F64, points: F64) -> F64:

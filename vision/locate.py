@@ -367,28 +367,15 @@ class Locator:
         before = lattice.quality(lattice.look(work, guess, self.n, pad=1))
         return moved / scale, before, lattice.quality(lattice.look(work, moved, self.n, pad=1))
 
-    def centre_block_sides(self, image: U8, grids: Sequence[F64]) -> list[float | None]:
+    def centre_block_sides(self, image: U8, grids: Sequence[F64]) -> list[tuple[float, float] | None]:
         """For each grid (full-resolution corners), the start position's centre block as the balls' highlights
-        measure it in the grid's cells (see :func:`balls.centre_block_side`); ``None`` where they do not."""
+        measure it in the grid's cells: its side along the grid's rows and along its columns (see
+        :func:`balls.centre_block_sides`); ``None`` where they do not."""
         work, scale = self._work(image)
         points = balls.highlights(work, coloured=False)
         size = (int(work.shape[1]), int(work.shape[0]))
-        return [balls.centre_block_side(points, size, grid_homography(np.asarray(g) * scale, self.n), self.n)
+        return [balls.centre_block_sides(points, size, grid_homography(np.asarray(g) * scale, self.n), self.n)
                 for g in grids]  # fmt: skip
-
-    def centre_block_scale(self, image: U8, corners: F64) -> tuple[float, float] | None:
-        """The start position's centre block as the balls' highlights measure it in the cells of the grid at
-        ``corners`` (full resolution): its mean side along the grid's rows and along its columns (see
-        :func:`balls.centre_block`); ``None`` where they do not measure it."""
-        work, scale = self._work(image)
-        points = balls.highlights(work, coloured=False)
-        size = (int(work.shape[1]), int(work.shape[0]))
-        q = balls.centre_block(points, size, grid_homography(np.asarray(corners, np.float64) * scale, self.n), self.n)
-        if q is None:
-            return None
-        along_rows = (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[2] - q[3]))) / 2.0
-        along_columns = (float(np.linalg.norm(q[3] - q[0])) + float(np.linalg.norm(q[2] - q[1]))) / 2.0
-        return along_rows, along_columns
 
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
         """A grid guess from an outline moved (by a fraction of a cell) onto the balls in it, and its lattice
