@@ -43,9 +43,14 @@ def test_root_moves_are_the_legal_moves_and_the_line_is_legal() -> None:
 
 def test_returns_within_its_time_and_playout_cap() -> None:
     pos = Position.start("classic", players=4)
-    t0 = time.perf_counter()
-    MCTS.for_position(pos, seed=5).search(pos, time_limit=0.1)
-    assert time.perf_counter() - t0 <= 0.11
+    # The quickest of three: on a shared machine one search in a few hundred is stalled by a tenth of a second
+    # (CI on 2026-12-06: 0.21 s), while a search that ignored its limit would overrun every time.
+    took = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        MCTS.for_position(pos, seed=5).search(pos, time_limit=0.1)
+        took.append(time.perf_counter() - t0)
+    assert min(took) <= 0.11
     capped = MCTS.for_position(pos, seed=5).search(pos, time_limit=10, max_playouts=40)
     assert capped.nodes == 40
     assert sum(1 for _ in capped.moves) == 3
