@@ -628,7 +628,7 @@ class BoardReader:
         placed it, and each game frame's grid, aligned on its balls, by less:
         an empty cup then differs from its reference by what lies between the
         two. On development game frames 0-599 whose grid only the outline
-        placed, this left 23 and 38 fewer cells unknown (camera still and
+        placed, this left 23 and 27 fewer cells unknown (camera still and
         nudged; 486 and 928 in all), one more board exactly right and none
         more wrong. Moving only the references, not the grid the next frames
         are found from, left 17 and 3 fewer unknown.

@@ -142,7 +142,7 @@ def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
 def sampled_box(size: tuple[int, int], homography: F64, n: int) -> tuple[float, float, float, float]:
     """The box (x0, y0, x1, y1; pixels) round every point :func:`sample_cells` reads of the grid ``homography`` maps
     in a picture ``size`` (width, height) pixels in size, a pixel beyond the last."""
-    *_, disc, ring, cup, plastic, _origin = _sampled_points(size, homography, n)
+    _tops, disc, ring, cup, plastic, _origin = _sampled_points(size, homography, n)
     points = np.vstack([disc, ring, cup, plastic])
     (x0, y0), (x1, y1) = points.min(axis=0) - 1.0, points.max(axis=0) + 2.0
     return float(x0), float(y0), float(x1), float(y1)
