@@ -646,8 +646,14 @@ class BoardReader:
         if there is None or cells_apart(there, last[1], n) < REFERENCES_MOVED or not picture.holds(there, n):
             self._references_grid = (corners, last[1])  # not looked at again until the frames' grid moves
             return False
+        was, now = picture.features_on(last[1], n), picture.features_on(there, n)
+        if not _balls_kept(self._model, self.variant, was, now, _start_labels(self.profile)):
+            # A hand over the picture round the board can fool the registration (see _track_unmoved).
+            log.debug("the frame's grid carried into the start picture misses its balls: nothing moved")
+            self._references_grid = (corners, last[1])
+            return False
         # A profile of the reader's own: the one it was given may be another reader's too.
-        self.profile = _references_moved(self.profile, picture, last[1], there)
+        self.profile = _references_moved(self.profile, was, now, there)
         self._references_grid = (corners, there)
         log.info("calibration's grid and references moved %.2f cells, onto the balls", cells_apart(there, last[1], n))
         return True
@@ -795,14 +801,12 @@ class BoardReader:
 LEARNING_RATE = 0.2
 
 
-def _references_moved(profile: Profile, picture: StartPicture, before: F64, after: F64) -> Profile:
-    """``profile`` with its references read on the grid at ``before`` in the start ``picture`` moved onto the grid
-    at ``after``, and that grid calibration's: each reference by as much as its reading there changes, so that what
-    the light taught it since stays."""
-    v = get_variant(profile.variant)
-    n = v.size
-    labels = _labels_of(Position.start(v).board(), n, profile.rotation)
-    was, now = picture.features_on(before, n), picture.features_on(after, n)
+def _references_moved(profile: Profile, was: F64, now: F64, after: F64) -> Profile:
+    """``profile`` with its references, read where the start picture reads ``was``, moved where it reads ``now``
+    (the grid at ``after``), and that grid calibration's: each reference by as much as its reading changes, so
+    that what the light taught it since stays."""
+    n = get_variant(profile.variant).size
+    labels = _start_labels(profile)
     change = _empty_references(now, labels, n) - _empty_references(was, labels, n)
     cells, colours, local = profile.refs()
     for i in np.flatnonzero((labels > EMPTY) & (labels < HIDDEN)):
@@ -817,6 +821,12 @@ def _references_moved(profile: Profile, picture: StartPicture, before: F64, afte
         colour_local={key: [float(x) for x in ref] for key, ref in local.items()},
         seen_corners=after.tolist(),
     )
+
+
+def _start_labels(profile: Profile) -> npt.NDArray[np.int64]:
+    """The label of every image cell in the start position, as ``profile`` has the board turned."""
+    v = get_variant(profile.variant)
+    return _labels_of(Position.start(v).board(), v.size, profile.rotation)
 
 
 def _labels_of(board: Board, n: int, rotation: int) -> npt.NDArray[np.int64]:

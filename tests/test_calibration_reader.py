@@ -937,8 +937,8 @@ def test_an_outline_placed_grid_and_its_references_move_onto_a_game_frames_balls
     profile.seen_picture = picture
     moves: list[float] = []
     moved = reader._references_moved
-    monkeypatch.setattr(reader, "_references_moved", lambda p, pic, before, after: (
-        moves.append(cells_apart(after, before, 8)), moved(p, pic, before, after))[1])  # fmt: skip
+    monkeypatch.setattr(reader, "_references_moved", lambda p, was, now, after: (
+        moves.append(cells_apart(after, np.asarray(p.seen_corners), 8)), moved(p, was, now, after))[1])  # fmt: skip
     following = BoardReader(variant, profile=copy.deepcopy(profile))
     for _ in range(4):
         following.read(game)
