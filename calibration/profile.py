@@ -32,7 +32,6 @@ from rolit.engine import get_variant
 from rolit.vision.register import ReferenceView
 
 from .errors import CalibrationError
-from .picture import StartPicture
 
 __all__ = ["EXACTLY_PLACED", "PLACED_BY", "Profile", "default_profile_path", "data_folder"]
 
@@ -85,7 +84,6 @@ class Profile:
     seen_corners: list[list[float]] | None = None
     seen_view: ReferenceView | None = None
     seen_placed_by: str = ""
-    seen_picture: StartPicture | None = None
 
     @property
     def seen_on_lines(self) -> bool:
@@ -120,7 +118,6 @@ class Profile:
             "seen_corners": self.seen_corners,
             "seen_view": self.seen_view.to_json() if self.seen_view is not None else None,
             "seen_placed_by": self.seen_placed_by,
-            "seen_picture": self.seen_picture.to_json() if self.seen_picture is not None else None,
         }
 
     @classmethod
@@ -138,7 +135,6 @@ class Profile:
             corners = _corners(data.get("corners"))
             seen = _corners(data.get("seen_corners"))
             view = ReferenceView.from_json(data["seen_view"]) if data.get("seen_view") is not None else None
-            picture = StartPicture.from_json(data["seen_picture"]) if data.get("seen_picture") is not None else None
             # Profiles saved before what placed the grid was kept say only whether the lines did.
             on_lines = data.get("seen_on_lines", False)
             if not isinstance(on_lines, bool):
@@ -160,7 +156,7 @@ class Profile:
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
         return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view,
-                   placed_by, picture)
+                   placed_by)
 
     def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
         """The references as arrays: cells x features, and label -> features for the colours."""

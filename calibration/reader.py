@@ -14,7 +14,6 @@ against what this camera showed of it and of each colour.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import time
@@ -49,7 +48,6 @@ from rolit.vision.shade import flattened
 from .camera_model import camera_features, camera_model
 from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
-from .picture import StartPicture
 from .profile import Profile
 
 __all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
@@ -108,12 +106,6 @@ HIGHLIGHTS_KEPT = 0.05  # cells the frames' grid may move before the balls are l
 # four more boards were read exactly with the camera still, 11 and 24 fewer cells unknown (still and nudged), and
 # one more cell wrong nudged (112, beside a hand).
 ALIGNED_SURE, ALIGNED_REACH = 0.8, 0.5
-# Where the lattice then locks on at least REFERENCES_SURE, calibration's grid and references are moved onto that
-# grid, as the start position's picture shows it (see BoardReader._replaced), when it lies REFERENCES_MOVED cells or
-# more from the grid they were last read on. Moved on every frame however surely its grid locked on (development
-# 0-599, the camera still and nudged), 10 and 20 more cells were read wrong, where a grid a cell or more out (123
-# nudged, 161) read the references off their cups; from 0.5, 1 and 7 more.
-REFERENCES_SURE, REFERENCES_MOVED = 0.85, 0.05
 # Beside a cell a hand covers, a cell is trusted only at this confidence: a hand reaches further
 # than the cells it clearly covers, and a fingertip over a cup can look like a ball.
 THRESHOLD_BESIDE_HAND = 0.99
@@ -295,10 +287,6 @@ class BoardReader:
         self._registration: Registration | None = None
         # The last grid looked at on the balls, and what they made of it (see _on_balls).
         self._looked_on_balls: tuple[F64, GridFit | None] | None = None
-        # The grid (frame pixels) the references were last read on, and where it lay in the start picture.
-        self._references_grid: tuple[F64, F64] | None = (
-            None if self.profile.seen_corners is None else (np.asarray(self.profile.seen_corners, np.float64),) * 2
-        )
 
     @property
     def model(self) -> ColourModel:
@@ -569,12 +557,6 @@ class BoardReader:
         n = self.variant.size
         if self.profile.seen_placed_by == "outline" and self._manual is None:
             fit = self._on_balls(image, fit)
-            if fit.quality >= REFERENCES_SURE and self._replaced(image, fit.corners):
-                # Calibration's grid moved: the board is found again from it, as a reader given the profile would.
-                self.reset()
-                found = self.locate(image)
-                fit = fit if found is None else self._on_balls(image, found)
-                self._references_grid = (fit.corners, np.asarray(self.profile.seen_corners, np.float64))
         cell = float(np.linalg.norm(fit.corners[1] - fit.corners[0])) / n
         shift = float(np.max(np.linalg.norm(fit.corners - previous, axis=1))) if previous is not None else 0.0
         moved = shift > 0.5 * cell or self._refound
@@ -614,49 +596,6 @@ class BoardReader:
             taken = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
         self._looked_on_balls = (fit.corners, taken)
         return fit if taken is None else taken
-
-    def _replaced(self, image: U8, corners: F64) -> bool:
-        """Whether calibration's grid and references were moved onto the grid at ``corners`` in ``image``, as the
-        start position's picture shows it there (see :func:`_references_moved`): they are when the grid lies
-        :data:`REFERENCES_MOVED` cells or more from the one they were last read on.
-
-        The grid is carried into the start picture as the picture round the board moved since (a nudged camera);
-        where that is not found, nothing moves. The reader then reads with a profile of its own, the one it was
-        given left as it was.
-
-        Calibration's grid is read off its cups by as much as the outline
-        placed it, and each game frame's grid, aligned on its balls, by less:
-        an empty cup then differs from its reference by what lies between the
-        two. On development game frames 0-599 whose grid only the outline
-        placed, this left 23 and 27 fewer cells unknown (camera still and
-        nudged; 486 and 928 in all), one more board exactly right and none
-        more wrong. Moving only the references, not the grid the next frames
-        are found from, left 17 and 3 fewer unknown.
-        """
-        picture, last = self.profile.seen_picture, self._references_grid
-        n = self.variant.size
-        if picture is None or last is None or cells_apart(corners, last[0], n) < REFERENCES_MOVED:
-            return False
-        registration = self._register(image)
-        there = None
-        if registration is not None:
-            seen = np.asarray(self.profile.seen_corners, np.float64)
-            moved = cv2.getPerspectiveTransform(seen.astype(np.float32), registration.corners.astype(np.float32))
-            there = apply_homography(np.linalg.inv(moved), corners)
-        if there is None or cells_apart(there, last[1], n) < REFERENCES_MOVED or not picture.holds(there, n):
-            self._references_grid = (corners, last[1])  # not looked at again until the frames' grid moves
-            return False
-        was, now = picture.features_on(last[1], n), picture.features_on(there, n)
-        if not _balls_kept(self._model, self.variant, was, now, _start_labels(self.profile)):
-            # A hand over the picture round the board can fool the registration (see _track_unmoved).
-            log.debug("the frame's grid carried into the start picture misses its balls: nothing moved")
-            self._references_grid = (corners, last[1])
-            return False
-        # A profile of the reader's own: the one it was given may be another reader's too.
-        self.profile = _references_moved(self.profile, was, now, there)
-        self._references_grid = (corners, there)
-        log.info("calibration's grid and references moved %.2f cells, onto the balls", cells_apart(there, last[1], n))
-        return True
 
     def _as_calibrated(self, fit: GridFit) -> GridFit:
         """A grid found afresh in the calibration's corner order, and moved onto its grid when a cell out."""
@@ -799,34 +738,6 @@ class BoardReader:
 
 # How far each accepted board moves the references towards what it showed.
 LEARNING_RATE = 0.2
-
-
-def _references_moved(profile: Profile, was: F64, now: F64, after: F64) -> Profile:
-    """``profile`` with its references, read where the start picture reads ``was``, moved where it reads ``now``
-    (the grid at ``after``), and that grid calibration's: each reference by as much as its reading changes, so
-    that what the light taught it since stays."""
-    n = get_variant(profile.variant).size
-    labels = _start_labels(profile)
-    change = _empty_references(now, labels, n) - _empty_references(was, labels, n)
-    cells, colours, local = profile.refs()
-    for i in np.flatnonzero((labels > EMPTY) & (labels < HIDDEN)):
-        key = LABELS[int(labels[i])]
-        if key in colours:
-            colours[key] = colours[key] + now[i] - was[i]
-            local[key] = local[key] + change[i]
-    return dataclasses.replace(
-        profile,
-        cell_refs=(cells + change).tolist(),
-        colour_refs={key: [float(x) for x in ref] for key, ref in colours.items()},
-        colour_local={key: [float(x) for x in ref] for key, ref in local.items()},
-        seen_corners=after.tolist(),
-    )
-
-
-def _start_labels(profile: Profile) -> npt.NDArray[np.int64]:
-    """The label of every image cell in the start position, as ``profile`` has the board turned."""
-    v = get_variant(profile.variant)
-    return _labels_of(Position.start(v).board(), v.size, profile.rotation)
 
 
 def _labels_of(board: Board, n: int, rotation: int) -> npt.NDArray[np.int64]:
@@ -1459,7 +1370,6 @@ def _calibrated(
         seen_corners=fit.corners.tolist(),
         seen_view=_reference_view(image, fit.corners, n),
         seen_placed_by=placed_by,
-        seen_picture=_start_picture(image, fit.corners, n) if placed_by == "outline" else None,
     )
 
 
@@ -1485,14 +1395,6 @@ def _balls_kept(model: ColourModel, v: Variant, before: F64, after: F64, labels:
 # lines moving it 0.16-0.21 cells were lost on 358, 431 and 590 (0.03-0.04 cells out -> 0.18-0.24): the
 # default model doubts a start position's balls on some boards, wherever the grid lies.
 BALLS_CHECKED, BALLS_KEPT = 0.5, 0.5
-
-
-def _start_picture(image: U8, corners: F64, n: int) -> StartPicture | None:
-    """The start position's picture round the grid (``None``: the grid is off the picture)."""
-    try:
-        return StartPicture.take(image, corners, n)
-    except ValueError:
-        return None
 
 
 def _reference_view(image: U8, corners: F64, n: int) -> ReferenceView | None:

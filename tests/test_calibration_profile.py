@@ -55,21 +55,6 @@ def test_round_trip_with_the_picture_round_the_grid(tmp_path: Path) -> None:
     assert Profile.from_json({**data, "seen_on_lines": True}).seen_placed_by == "lines"
 
 
-def test_round_trip_with_the_start_picture(tmp_path: Path) -> None:
-    import numpy as np
-
-    from rolit.calibration.picture import StartPicture
-
-    image = np.random.default_rng(2).integers(0, 255, (120, 160, 3), dtype=np.uint8)
-    corners = [[40.0, 30.0], [120.0, 30.0], [120.0, 90.0], [40.0, 90.0]]
-    picture = StartPicture.take(image, corners, 6)
-    profile = Profile("quick6", seen_corners=corners, seen_placed_by="outline", seen_picture=picture)
-    again = Profile.load(profile.save(tmp_path / "p.json"))
-    assert again == profile and again.seen_picture is not None
-    assert np.array_equal(again.seen_picture.pixels, picture.pixels)  # lossless
-    assert Profile.from_json({**profile.to_json(), "seen_picture": None}).seen_picture is None
-
-
 def test_what_placed_the_grid_is_kept(tmp_path: Path) -> None:
     for placed_by in PLACED_BY:
         profile = Profile("quick6", seen_placed_by=placed_by)
@@ -123,9 +108,6 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 2, "seen_corners": [[0, 0], [1, 1]]}', "4 points"),
         ('{"version": 2, "seen_view": {"png": "%%%"}}', "damaged: the reference view"),
         ('{"version": 2, "seen_view": [1]}', "damaged: the reference view must be an object"),
-        ('{"version": 2, "seen_picture": {"webp": "%%%"}}', "damaged: the start picture is not base64"),
-        ('{"version": 2, "seen_picture": "x"}', "damaged: the start picture must be an object"),
-        ('{"version": 2, "seen_picture": {"webp": "aGVsbG8="}}', "damaged: the start picture is not a WebP"),
         ('{"version": 2, "seen_on_lines": "yes"}', "seen_on_lines must be true or false"),
         ('{"version": 2, "seen_placed_by": "luck"}', "seen_placed_by must be one of lines, cups"),
         ('{"version": 2, "seen_placed_by": 1}', "seen_placed_by must be one of"),

@@ -29,7 +29,7 @@ from .lattice import median
 from .locate import apply_homography
 from .pose import BALL_CENTRE_HEIGHT, BALL_TOP_HEIGHT, Pose
 
-__all__ = ["CellSamples", "FEATURE_NAMES", "features_from_lab", "sample_cells", "sampled_box"]
+__all__ = ["CellSamples", "FEATURE_NAMES", "sample_cells", "features_from_lab"]
 
 F64 = npt.NDArray[np.float64]
 F32 = npt.NDArray[Any]  # float32 images; OpenCV's stubs widen dtypes freely
@@ -129,33 +129,10 @@ def _grid_points(n: int) -> tuple[F64, F64, F64, F64]:
 
 def sample_cells(image: U8, homography: F64, n: int) -> CellSamples:
     """Read every cell of the grid ``homography`` maps (grid coordinates -> image pixels)."""
-    tops, disc, ring, cup, plastic_pts, origin = _sampled_points((image.shape[1], image.shape[0]), homography, n)
-    count = len(cup)
-    plastic = median(_lab_at(image, plastic_pts, origin), axis=0).astype(np.float32)
-    lab = _lab_at(image, np.vstack([disc, ring, cup]), origin)
-    top_lab = lab[: len(disc)].reshape(count, _DISC, 3)
-    ring_lab = lab[len(disc) : len(disc) + len(ring)].reshape(count, len(_RING), 3)
-    cup_lab = lab[len(disc) + len(ring) :]
-    return CellSamples(tops, top_lab, cup_lab, ring_lab, plastic)
-
-
-def sampled_box(size: tuple[int, int], homography: F64, n: int) -> tuple[float, float, float, float]:
-    """The box (x0, y0, x1, y1; pixels) round every point :func:`sample_cells` reads of the grid ``homography`` maps
-    in a picture ``size`` (width, height) pixels in size, a pixel beyond the last."""
-    _tops, disc, ring, cup, plastic, _origin = _sampled_points(size, homography, n)
-    points = np.vstack([disc, ring, cup, plastic])
-    (x0, y0), (x1, y1) = points.min(axis=0) - 1.0, points.max(axis=0) + 2.0
-    return float(x0), float(y0), float(x1), float(y1)
-
-
-def _sampled_points(
-    size: tuple[int, int], homography: F64, n: int
-) -> tuple[F64, F64, F64, F64, F64, tuple[int, int]]:
-    """What :func:`sample_cells` reads in a picture ``size`` (width, height): the balls' tops, the discs round
-    them, the rings round the balls' centres, the cups, the points on the plastic, and the corner the readings
-    are rounded from."""
+    size = (image.shape[1], image.shape[0])
     pose = Pose.from_homography(homography, size)
     cells, tops3, centres3, plastic_cells = _grid_points(n)
+    count = len(cells)
     # Where the up colour shows best: the top, or from low down a point leaning towards the camera.
     tops = pose.project(pose.visible_tops(cells))
     centres = pose.project(centres3)
@@ -166,10 +143,15 @@ def _sampled_points(
     pad = 2.0 * float(radius.max()) + 4.0
     everything = np.vstack([tops, centres, cup, plastic_pts])
     x0, y0 = (max(0, int(v)) for v in everything.min(axis=0) - pad)
+    plastic = median(_lab_at(image, plastic_pts, (x0, y0)), axis=0).astype(np.float32)
     # The top disc: a third of the ball's apparent radius, round the top.
     disc = (tops[:, None, :] + (0.33 * radius)[:, None, None] * _OFFSETS[None, :, :]).reshape(-1, 2)
     ring = (centres[:, None, :] + (0.8 * radius)[:, None, None] * _RING[None, :, :]).reshape(-1, 2)
-    return tops, disc, ring, cup, plastic_pts, (x0, y0)
+    lab = _lab_at(image, np.vstack([disc, ring, cup]), (x0, y0))
+    top_lab = lab[: len(disc)].reshape(count, _DISC, 3)
+    ring_lab = lab[len(disc) : len(disc) + len(ring)].reshape(count, len(_RING), 3)
+    cup_lab = lab[len(disc) + len(ring) :]
+    return CellSamples(tops, top_lab, cup_lab, ring_lab, plastic)
 
 
 def _percentiles(values: F64, qs: Sequence[float]) -> list[F64]:
