@@ -310,22 +310,28 @@ def test_a_grid_from_the_outline_holds_only_at_the_boards_own_pitch() -> None:
     assert locator._outline_holds(work, half, points) is None
 
 
+def _mean_side(points: np.ndarray, size: tuple[int, int], homography: np.ndarray, n: int) -> float | None:
+    """The centre block's mean side in the grid's cells, as calibration's start search takes it."""
+    sides = balls.centre_block_sides(points, size, homography, n)
+    return None if sides is None else (sides[0] + sides[1]) / 2.0
+
+
 def test_the_balls_highlights_measure_the_start_positions_centre_block_a_cell_a_side_on_the_right_grid() -> None:
     image, corners, n = _start_scene(493)  # a black board from 39 degrees: its cups do not show
     work, scale = _work(image)
     size = (work.shape[1], work.shape[0])
     truth = order_corners(corners * scale)
     points = balls.highlights(work, coloured=False)
-    side = balls.centre_block_side(points, size, grid_homography(truth, n), n)
+    side = _mean_side(points, size, grid_homography(truth, n), n)
     assert side is not None and abs(side - 1.0) < 0.05
     # A grid 15% too large, centred the same (an outline taken for the board's frame's): the block
     # measures that much smaller in its cells; 15% too small, that much larger.
     middle = truth.mean(axis=0)
     for k in (1.15, 1 / 1.15):
-        side = balls.centre_block_side(points, size, grid_homography(middle + (truth - middle) * k, n), n)
+        side = _mean_side(points, size, grid_homography(middle + (truth - middle) * k, n), n)
         assert side is not None and abs(side * k - 1.0) < 0.05
     # No balls, no measure.
-    assert balls.centre_block_side(points[:0], size, grid_homography(truth, n), n) is None
+    assert _mean_side(points[:0], size, grid_homography(truth, n), n) is None
 
 
 def test_the_balls_highlights_measure_each_side_of_the_centre_block_in_the_grids_cells() -> None:

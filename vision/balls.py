@@ -31,7 +31,6 @@ from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose, lifted_homography
 
 __all__ = [
     "centre_block",
-    "centre_block_side",
     "centre_block_sides",
     "highlights",
     "lattice_guesses",
@@ -59,7 +58,7 @@ MAX_PLACEMENTS = 12  # placements of the n x n cells round the balls, at most (n
 # one must lie to be taken for it; how near the fit (cells) one must lie to agree with it; the least that must;
 # and the fits, each from the last one's grid.
 ONTO_REACH, ONTO_TOLERANCE, ONTO_LEAST, ONTO_LOOKS = 0.3, 0.08, 12, 3
-# The start position's centre block (see centre_block_side): how near (cells) where a grid puts a ball's highlight
+# The start position's centre block (see centre_block): how near (cells) where a grid puts a ball's highlight
 # the highlights tried for it lie, how many of the nearest are tried, and how far (cells, the two pairs of
 # opposite sides' differences added) the four taken may lie from a parallelogram.
 BLOCK_REACH, BLOCK_TRIES, BLOCK_SKEW = 0.45, 3, 0.25
@@ -365,17 +364,6 @@ def centre_block_sides(points: F64, size: tuple[int, int], homography: F64, n: i
     along_rows = (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[2] - q[3]))) / 2.0
     along_columns = (float(np.linalg.norm(q[3] - q[0])) + float(np.linalg.norm(q[2] - q[1]))) / 2.0
     return along_rows, along_columns
-
-
-def centre_block_side(points: F64, size: tuple[int, int], homography: F64, n: int) -> float | None:
-    """The mean side of the centre block (see :func:`centre_block_sides`); ``None`` when it is not measured.
-
-    >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
-    >>> centre_block_side(np.empty((0, 2)), (600, 600), h, 8) is None
-    True
-    """
-    sides = centre_block_sides(points, size, homography, n)
-    return None if sides is None else (sides[0] + sides[1]) / 2.0
 
 
 def _mapped(h: F64, points: F64) -> F64:
