@@ -1112,9 +1112,9 @@ def _on_centre_block(
 
 
 def _moved_by_cells(
-    image: U8, v: Variant, model: ColourModel, fit: GridFit, du: int, dv: int
+    image: U8, v: Variant, model: ColourModel, fit: GridFit, du: float, dv: float
 ) -> tuple[GridFit, F64, F64]:
-    """The grid ``fit`` moved by ``du``, ``dv`` whole cells, its cells' features and their probabilities."""
+    """The grid ``fit`` moved by ``du``, ``dv`` cells, its cells' features and their probabilities."""
     n = v.size
     corners = shifted(fit.corners, n, du, dv)
     moved = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
@@ -1131,13 +1131,21 @@ def _moved_by_cells(
 # held-out 1045's grid, which read the start position poorly either way (-48.0, -37.9), from 0.42 to 0.72 cells
 # out.
 START_SHIFT_GAIN = math.log(1e6)
+# The moves (cells, along either side) tried so. Half a cell too: a lattice of the board's printed lines or of
+# its balls can be locked on with its cells' centres where their corners are, on a black board whose cups do
+# not show (development 527: its grid 0.68 cells out, half a cell along both sides, read the start position at
+# -31.0, moved half a cell both ways at -0.3, 0.21 cells out; the board's lines then placed it). Such a move is
+# taken only to a grid that reads the start position well (START_LIKELY): on 193 a grid 1.4 cells out read it
+# at -48.8, and half a cell over at -32.0, 1.8 cells out, where before it was refused and the lines then found.
+START_STEPS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 
 
 def _on_likelier_start(
     image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64, probs: F64
 ) -> tuple[GridFit, F64, F64]:
-    """The grid, its cells' features and their probabilities, moved by a whole cell (along either side, or both)
-    when the start position reads far likelier there (see :data:`START_SHIFT_GAIN`); as they are when not.
+    """The grid, its cells' features and their probabilities, moved by a whole cell or half of one (along either
+    side, or both; see :data:`START_STEPS`) when the start position reads far likelier there (see
+    :data:`START_SHIFT_GAIN`); as they are when not.
 
     :func:`_start_offset` moves a grid only when a block of four cells one
     cell out holds balls surely, which a dim ball, or Junior's grey one, may
@@ -1149,13 +1157,13 @@ def _on_likelier_start(
     here = max(_start_scores(probs, start, n))
     if here >= START_LIKELY:
         return fit, features, probs
-    best, taken, step = here + START_SHIFT_GAIN, (fit, features, probs), (0, 0)
-    for du, dv in ((du, dv) for du in (-1, 0, 1) for dv in (-1, 0, 1) if du or dv):
+    best, taken, step = here + START_SHIFT_GAIN, (fit, features, probs), (0.0, 0.0)
+    for du, dv in ((du, dv) for du in START_STEPS for dv in START_STEPS if du or dv):
         there = _moved_by_cells(image, v, model, fit, du, dv)
         score = max(_start_scores(there[2], start, n))
-        if score > best:
+        if score > best and (float(du).is_integer() and float(dv).is_integer() or score >= START_LIKELY):
             best, taken, step = score, there, (du, dv)
-    if step != (0, 0):
+    if step != (0.0, 0.0):
         log.info("calibration: the grid moved by %s cells, where the start position reads likelier (%.1f, not "
                  "%.1f)", step, best, here)  # fmt: skip
     return taken
