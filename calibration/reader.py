@@ -1135,7 +1135,7 @@ START_SHIFT_GAIN = math.log(1e6)
 # its balls can be locked on with its cells' centres where their corners are, on a black board whose cups do
 # not show (development 527: its grid 0.68 cells out, half a cell along both sides, read the start position at
 # -31.0, moved half a cell both ways at -0.3, 0.21 cells out; the board's lines then placed it). Such a move is
-# taken only to a grid that reads the start position well (START_LIKELY): on 193 a grid 1.4 cells out read it
+# taken only where the lines hold it (see _half_step_held): on 193 a grid 1.4 cells out read the start position
 # at -48.8, and half a cell over at -32.0, 1.8 cells out, where before it was refused and the lines then found.
 START_STEPS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 
@@ -1161,12 +1161,29 @@ def _on_likelier_start(
     for du, dv in ((du, dv) for du in START_STEPS for dv in START_STEPS if du or dv):
         there = _moved_by_cells(image, v, model, fit, du, dv)
         score = max(_start_scores(there[2], start, n))
-        if score > best and (float(du).is_integer() and float(dv).is_integer() or score >= START_LIKELY):
+        whole = float(du).is_integer() and float(dv).is_integer()
+        if score > best and (whole or _half_step_held(image, there[0], n, score)):
             best, taken, step = score, there, (du, dv)
     if step != (0.0, 0.0):
         log.info("calibration: the grid moved by %s cells, where the start position reads likelier (%.1f, not "
                  "%.1f)", step, best, here)  # fmt: skip
     return taken
+
+
+def _half_step_held(image: U8, fit: GridFit, n: int, score: float) -> bool:
+    """Whether a grid moved by half a cell, where the start position reads at ``score``, may be taken: only where
+    it reads the start position well (see :data:`START_LIKELY`) and the board's printed lines hold its centre
+    (see :data:`CENTRE_HELD`).
+
+    Half a cell out, a ball still fills much of its cell, and the start position's likelihood alone does not
+    tell such a grid from the right one (development 640: a green board whose grid found 0.25 cells out read
+    it at -24.4, and half a cell over at -5.6, 0.61 cells out). Lines are what a lattice half a cell out was locked
+    on, and they tell.
+    """
+    if score < START_LIKELY:
+        return False
+    corners = on_lines(image, fit.corners, n)
+    return corners is not None and float(np.max(np.abs(_centre_offset(fit, corners, n)))) <= CENTRE_HELD
 
 
 def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
