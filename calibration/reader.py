@@ -1177,8 +1177,8 @@ def _half_step_held(image: U8, fit: GridFit, n: int, score: float) -> bool:
 
     Half a cell out, a ball still fills much of its cell, and the start position's likelihood alone does not
     tell such a grid from the right one (development 640: a green board whose grid found 0.25 cells out read
-    it at -24.4, and half a cell over at -5.6, 0.61 cells out). Lines are what a lattice half a cell out was locked
-    on, and they tell.
+    it at -24.4, and half a cell over at -5.6, 0.61 cells out). The printed lines run between the cells, so they
+    tell it: lines found half a cell from a grid's own move its centre. Where none show, no such move is taken.
     """
     if score < START_LIKELY:
         return False
