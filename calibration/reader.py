@@ -1161,7 +1161,7 @@ def _on_likelier_start(
     for du, dv in ((du, dv) for du in START_STEPS for dv in START_STEPS if du or dv):
         there = _moved_by_cells(image, v, model, fit, du, dv)
         score = max(_start_scores(there[2], start, n))
-        whole = float(du).is_integer() and float(dv).is_integer()
+        whole = du.is_integer() and dv.is_integer()
         if score > best and (whole or _half_step_held(image, there[0], n, score)):
             best, taken, step = score, there, (du, dv)
     if step != (0.0, 0.0):
@@ -1180,10 +1180,7 @@ def _half_step_held(image: U8, fit: GridFit, n: int, score: float) -> bool:
     it at -24.4, and half a cell over at -5.6, 0.61 cells out). The printed lines run between the cells, so they
     tell it: lines found half a cell from a grid's own move its centre. Where none show, no such move is taken.
     """
-    if score < START_LIKELY:
-        return False
-    corners = on_lines(image, fit.corners, n)
-    return corners is not None and float(np.max(np.abs(_centre_offset(fit, corners, n)))) <= CENTRE_HELD
+    return score >= START_LIKELY and _lines_holding_centre(image, fit, n) is not None
 
 
 def _on_cups(image: U8, n: int, fit: GridFit, features: F64) -> tuple[GridFit, F64]:
@@ -1253,14 +1250,8 @@ def _on_grid_lines(
     judged before, on the grid as found: the default model's doubts about a
     far row of cups (glare it may take for a hand) are no reason to refuse it.
     """
-    corners = on_lines(image if seen is None else seen, fit.corners, n)
-    if corners is None:
-        return fit, features
-    if float(np.max(np.abs(_centre_offset(fit, corners, n)))) > CENTRE_HELD:
-        # The start position's balls placed the centre: lines that move it are another row of them.
-        log.info("calibration: the board's lines would move the grid's centre; not taken")
-        return fit, features
-    if cells_apart(fit.corners, corners, n) > reach:
+    corners = _lines_holding_centre(image if seen is None else seen, fit, n)
+    if corners is None or cells_apart(fit.corners, corners, n) > reach:
         return fit, features
     fit = GridFit(corners, grid_homography(corners, n), fit.quality, fit.score)
     return fit, _features_on(image, fit, n)
@@ -1290,7 +1281,20 @@ def _features_on(image: U8, fit: GridFit, n: int) -> F64:
     return features_from_lab(sample_cells(image, fit.homography, n))
 
 
-# Cells the lines may move the grid's centre (see _on_grid_lines).
+def _lines_holding_centre(picture: U8, fit: GridFit, n: int) -> F64 | None:
+    """The grid moved onto the board's printed lines near ``fit`` (see :func:`rolit.vision.gridlines.on_lines`)
+    when they hold its centre (see :data:`CENTRE_HELD`); ``None`` when no lines show, or they would move it."""
+    corners = on_lines(picture, fit.corners, n)
+    if corners is None:
+        return None
+    if float(np.max(np.abs(_centre_offset(fit, corners, n)))) > CENTRE_HELD:
+        # The start position's balls placed the centre: lines that move it are another row of them.
+        log.info("calibration: the board's lines would move the grid's centre; not taken")
+        return None
+    return corners
+
+
+# Cells the lines may move the grid's centre (see _lines_holding_centre).
 CENTRE_HELD = 0.3
 
 
