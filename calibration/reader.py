@@ -1049,6 +1049,46 @@ def _aligned(image: U8, n: int, fit: GridFit) -> GridFit | None:
     return GridFit(corners, grid_homography(corners, n), OUTLINE_QUALITY, 0.0)
 
 
+# How far off the grid's centre (cells, along both of its sides) the start position's centre block must sit, as
+# the balls' highlights place it, for a grid only the outline placed to be moved half a cell (see
+# _centred_on_block). One lamp puts every highlight at one offset from its ball's top: on the true grids of
+# development start positions 0-599 the block sat at most 0.23 cells off along both sides at once (47, 467),
+# 0.48 along one (599). Half a cell out along both, it sat 0.30-0.33 off (142, 211).
+BLOCK_OFF_CENTRE = 0.25
+
+
+def _centred_on_block(
+    image: U8, v: Variant, model: ColourModel, fit: GridFit, features: F64
+) -> tuple[GridFit, F64]:
+    """A grid only the board's outline placed, moved half a cell along both sides onto the start position's centre
+    block when the balls' highlights place the block at least :data:`BLOCK_OFF_CENTRE` off its centre along both,
+    the moved grid reads the start position well (see :data:`START_LIKELY`) and the highlights place the block
+    nearer its centre there; as it is, and its features, otherwise.
+
+    A lattice of a board's balls (its cups not showing) can be locked on with its cells' centres where their
+    corners are, and the start position reads about as well on either: each of its balls fills much of its
+    cell half a cell out (see :func:`_half_step_held`, which wants the board's lines, and they do not show
+    here). The highlights of the centre block tell the two apart, along both sides at once.
+    """
+    n = v.size
+    locator = Locator(n)
+    block = locator.centre_blocks(image, [fit.corners])[0]
+    if block is None:
+        return fit, features
+    off = block.mean(axis=0) - n / 2.0
+    if np.any(np.abs(off) < BLOCK_OFF_CENTRE):
+        return fit, features
+    du, dv = (0.5 * np.sign(off)).tolist()
+    moved, moved_features, probs = _moved_by_cells(image, v, model, fit, du, dv)
+    score = max(_start_scores(probs, Position.start(v).board(), n))
+    there = locator.centre_blocks(image, [moved.corners])[0]
+    if score < START_LIKELY or there is None or np.any(np.abs(there.mean(axis=0) - n / 2.0) >= np.abs(off)):
+        return fit, features
+    log.info("calibration: the grid moved by (%.1f, %.1f) cells onto the centre block (%.2f, %.2f off), where "
+             "the start position reads at %.1f", du, dv, off[0], off[1], score)  # fmt: skip
+    return moved, moved_features
+
+
 # The centre block's sides (cells, see _sized_on_block) must both be off a cell the same way by at least
 # BLOCK_SIZED_LEAST for a grid the outline placed to be sized on them, by at most BLOCK_SIZED_MOST, and within
 # BLOCK_SIZED_AGREE of each other.
@@ -1376,6 +1416,7 @@ def _calibrated(
         placed_by = "cups" if on_cups[0] is not fit else "cup template" if templated[0] is not on_cups[0] else "outline"
         fit, features = templated
         if placed_by == "outline":
+            fit, features = _centred_on_block(image, v, model, fit, features)
             fit, features = _sized_on_block(image, n, fit, features)
         rims = _on_cup_rims(image, n, fit, features, empty)
         if rims[0] is not fit:

@@ -814,6 +814,46 @@ def test_a_grid_half_a_cell_out_moves_where_the_start_position_reads_well(monkey
     assert grids_apart(calibrate(image, variant).seen_corners, truth, n) > 0.5
 
 
+def test_a_grid_only_the_outline_placed_half_a_cell_out_moves_onto_the_centre_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Development scene 142: a teal board from 47 degrees whose cups and lines do not show. The lattice's grid lies
+    # half a cell out along both sides (0.64 cells from the cups), and the start position reads about as well half
+    # a cell over (-8.5 and -0.4); the centre balls' highlights sit a third of a cell off its centre along both.
+    # Moved half a cell onto them, the grid lies 0.17 cells from the cups, and the game frame is read with 11
+    # cells unknown, not 17 (with the camera nudged, 2 and not 12).
+    from rolit.calibration import reader
+    from rolit.calibration.bench import cups_apart
+
+    variant, _, params = unseen_scene(142)
+    _, truth = render(Position.start(variant).board(), params, variant=variant)
+    _, profile, _, read = _outline_placed_game(142)
+    assert cups_apart(profile.seen_corners, truth, 8) < 0.25
+    _, counts = read()
+    assert counts["wrong"] == 0 and counts["unknown"] <= 12
+    monkeypatch.setattr(reader, "BLOCK_OFF_CENTRE", math.inf)
+    _, profile, _, read = _outline_placed_game(142)
+    assert cups_apart(profile.seen_corners, truth, 8) > 0.5
+    _, counts = read()
+    assert counts["unknown"] >= 15
+
+
+@pytest.mark.parametrize("k", [47, 467, 142])
+def test_the_centre_block_leaves_the_true_grid_where_it_is(k: int) -> None:
+    # One lamp puts every ball's highlight at one offset from its top: on the true grids of development start
+    # positions 47 and 467 the centre block sits 0.18-0.23 cells off the grid's centre along both sides.
+    from rolit.calibration.model import default_model
+    from rolit.calibration.reader import _centred_on_block, _features_on
+    from rolit.engine import get_variant
+    from rolit.vision.locate import GridFit, grid_homography
+
+    image, truth, n = start_scene(k)
+    corners = np.asarray(truth, np.float64)
+    fit = GridFit(corners, grid_homography(corners, n), 0.5, 0.0)
+    features = _features_on(image, fit, n)
+    assert _centred_on_block(image, get_variant(unseen_scene(k)[0]), default_model(), fit, features)[0] is fit
+
+
 @pytest.mark.parametrize(("k", "placed_by", "within"), [(193, "lines", 0.05), (640, "outline", 0.3)])
 def test_a_grid_is_moved_half_a_cell_only_where_the_start_position_reads_well_and_lines_hold_it(
     k: int, placed_by: str, within: float

@@ -371,10 +371,15 @@ class Locator:
         """For each grid (full-resolution corners), the start position's centre block as the balls' highlights
         measure it in the grid's cells: its side along the grid's rows and along its columns (see
         :func:`balls.centre_block_sides`); ``None`` where they do not."""
+        return [None if q is None else balls.block_sides(q) for q in self.centre_blocks(image, grids)]
+
+    def centre_blocks(self, image: U8, grids: Sequence[F64]) -> list[F64 | None]:
+        """For each grid (full-resolution corners), the start position's centre balls' highlights in the grid's
+        cells (see :func:`balls.centre_block`); ``None`` where they do not make a block."""
         work, scale = self._work(image)
         points = balls.highlights(work, coloured=False)
         size = (int(work.shape[1]), int(work.shape[0]))
-        return [balls.centre_block_sides(points, size, grid_homography(np.asarray(g) * scale, self.n), self.n)
+        return [balls.centre_block(points, size, grid_homography(np.asarray(g) * scale, self.n), self.n)
                 for g in grids]  # fmt: skip
 
     def _outline_holds(self, image: U8, guess: F64, points: F64) -> tuple[F64, float] | None:
