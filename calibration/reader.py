@@ -1071,18 +1071,21 @@ def _centred_on_block(
     here). The highlights of the centre block tell the two apart, along both sides at once.
     """
     n = v.size
-    locator = Locator(n)
-    block = locator.centre_blocks(image, [fit.corners])[0]
-    if block is None:
+    # The balls' highlights are found once, for the grid and for each half-cell move along both sides.
+    moves = [(du, dv) for du in (-0.5, 0.5) for dv in (-0.5, 0.5)]
+    blocks = Locator(n).centre_blocks(image, [fit.corners, *(shifted(fit.corners, n, *m) for m in moves)])
+    if blocks[0] is None:
         return fit, features
-    off = block.mean(axis=0) - n / 2.0
+    off = blocks[0].mean(axis=0) - n / 2.0
     if np.any(np.abs(off) < BLOCK_OFF_CENTRE):
         return fit, features
     du, dv = (0.5 * np.sign(off)).tolist()
+    there = blocks[1 + moves.index((du, dv))]
+    if there is None or np.any(np.abs(there.mean(axis=0) - n / 2.0) >= np.abs(off)):
+        return fit, features
     moved, moved_features, probs = _moved_by_cells(image, v, model, fit, du, dv)
     score = max(_start_scores(probs, Position.start(v).board(), n))
-    there = locator.centre_blocks(image, [moved.corners])[0]
-    if score < START_LIKELY or there is None or np.any(np.abs(there.mean(axis=0) - n / 2.0) >= np.abs(off)):
+    if score < START_LIKELY:
         return fit, features
     log.info("calibration: the grid moved by (%.1f, %.1f) cells onto the centre block (%.2f, %.2f off), where "
              "the start position reads at %.1f", du, dv, off[0], off[1], score)  # fmt: skip

@@ -363,14 +363,13 @@ def centre_block_sides(points: F64, size: tuple[int, int], homography: F64, n: i
     return None if q is None else block_sides(q)
 
 
-def block_sides(block: F64) -> tuple[float, float]:
-    """The mean side of a centre block (as :func:`centre_block` gives it, in a grid's cells) along the grid's rows
-    and along its columns.
+def block_sides(q: F64) -> tuple[float, float]:
+    """The mean side of the centre block ``q`` (as :func:`centre_block` gives it, in a grid's cells) along the
+    grid's rows and along its columns.
 
     >>> [round(side, 2) for side in block_sides(np.array([[3.5, 3.5], [4.6, 3.5], [4.6, 4.5], [3.5, 4.5]]))]
     [1.1, 1.0]
     """
-    q = block
     along_rows = (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[2] - q[3]))) / 2.0
     along_columns = (float(np.linalg.norm(q[3] - q[0])) + float(np.linalg.norm(q[2] - q[1]))) / 2.0
     return along_rows, along_columns
