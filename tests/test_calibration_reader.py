@@ -823,18 +823,13 @@ def test_a_grid_only_the_outline_placed_half_a_cell_out_moves_onto_the_centre_bl
     # Moved half a cell onto them, the grid lies 0.17 cells from the cups, and the game frame is read with 11
     # cells unknown, not 17 (with the camera nudged, 2 and not 12).
     from rolit.calibration import reader
-    from rolit.calibration.bench import cups_apart
 
-    variant, _, params = unseen_scene(142)
-    _, truth = render(Position.start(variant).board(), params, variant=variant)
-    _, profile, _, read = _outline_placed_game(142)
-    assert cups_apart(profile.seen_corners, truth, 8) < 0.25
-    _, counts = read()
+    placed, counts = _outline_placed_read(142)
+    assert placed < 0.25
     assert counts["wrong"] == 0 and counts["unknown"] <= 12
     monkeypatch.setattr(reader, "BLOCK_OFF_CENTRE", math.inf)
-    _, profile, _, read = _outline_placed_game(142)
-    assert cups_apart(profile.seen_corners, truth, 8) > 0.5
-    _, counts = read()
+    placed, counts = _outline_placed_read(142)
+    assert placed > 0.5
     assert counts["unknown"] >= 15
 
 
@@ -909,6 +904,17 @@ def _outline_placed_game(k: int) -> tuple[str, Profile, Any, Callable[[], tuple[
     return variant, profile, game, read
 
 
+def _outline_placed_read(k: int) -> tuple[float, dict[str, int]]:
+    """Development scene ``k`` (see :func:`_outline_placed_game`): how far calibration's grid lies from the start
+    position's cups (cells, at the worst cell), and the counts of its game frame read by a fresh reader."""
+    from rolit.calibration.bench import cups_apart
+
+    variant, board, params = unseen_scene(k)
+    _, truth = render(Position.start(variant).board(), params, variant=variant)
+    _, profile, _, read = _outline_placed_game(k)
+    return cups_apart(profile.seen_corners, truth, board.size), read()[1]
+
+
 def test_a_grid_only_the_outline_placed_is_moved_onto_the_balls_highlights(monkeypatch: pytest.MonkeyPatch) -> None:
     # Development scene 440: a black board from 56 degrees whose cups do not show; only its outline placed
     # calibration's grid, 0.4 cells out. On the game frame the lattice locks on better on the balls' highlights,
@@ -964,19 +970,13 @@ def test_a_grid_only_the_outline_placed_is_sized_on_the_start_positions_centre_b
     # that much smaller lies 0.2 cells from them. The game frame is then read exactly right; on the grid as the
     # outline placed it, a cell stays unknown.
     from rolit.calibration import reader
-    from rolit.calibration.bench import cups_apart
 
-    variant, _, params = unseen_scene(562)
-    _, truth = render(Position.start(variant).board(), params, variant=variant)
-    _, profile, _, read = _outline_placed_game(562)
-    sized = cups_apart(profile.seen_corners, truth, 6)
+    sized, counts = _outline_placed_read(562)
     assert sized < 0.25
-    _, counts = read()
     assert counts["wrong"] == 0 and counts["unknown"] == 0
     monkeypatch.setattr(reader, "BLOCK_SIZED_LEAST", math.inf)
-    _, profile, _, read = _outline_placed_game(562)
-    assert cups_apart(profile.seen_corners, truth, 6) > sized + 0.1
-    _, counts = read()
+    placed, counts = _outline_placed_read(562)
+    assert placed > sized + 0.1
     assert counts["wrong"] == 0 and counts["unknown"] >= 1
 
 
