@@ -11,7 +11,7 @@ import pytest
 
 from rolit.calibration.bench import NUDGE
 from rolit.engine import Position
-from rolit.vision.register import ReferenceView, register
+from rolit.vision.register import COARSE_SIDE, ReferenceView, register
 from rolit.vision.synthetic.renderer import render
 
 from helpers import unseen_scene
@@ -45,6 +45,40 @@ def test_a_bumped_camera_is_followed_onto_the_grid_seen_at_calibration(k: int) -
     found = register(ReferenceView.take(start, corners, n), game, corners, n)
     assert found is not None and found.correlation > 0.95
     assert _cells_apart(found.corners, moved, n) < 0.12
+
+
+def test_a_bumped_camera_is_followed_on_the_whole_picture(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scene 271 (a board whose cups' rims placed calibration's grid): registered on the picture shrunk to 256
+    # pixels, where whether the camera moved is decided, the ring slid 0.68 cells along the board's edges; the
+    # whole picture (384 pixels) then puts the grid 0.17 cells from where it is.
+    from rolit.calibration.reader import calibrate
+    from rolit.vision.locate import cells_apart  # at its worst cell, not corner
+
+    variant, board, params = unseen_scene(271)
+    start, _ = render(Position.start(variant).board(), params, variant=variant)
+    game, truth = render(board, params.nudged(*NUDGE), variant=variant)
+    profile = calibrate(start, variant)
+    view, corners, n = profile.seen_view, np.asarray(profile.seen_corners), board.size
+    assert view is not None and max(view.pixels.shape) == 384
+    found = register(view, game, corners, n)
+    assert found is not None and cells_apart(found.corners, np.asarray(truth.corners), n) < 0.25
+    monkeypatch.setattr("rolit.vision.register.SIDE", 256)  # the picture as it was kept before
+    coarse = register(ReferenceView.take(start, corners, n), game, corners, n)
+    assert coarse is not None and cells_apart(coarse.corners, np.asarray(truth.corners), n) > 0.5
+
+
+def test_a_view_shrunk_is_the_view_taken_smaller() -> None:
+    # Old profiles keep a picture 256 pixels on its longer side; whether a frame registers is decided at that size.
+    n, start, corners, _, _ = _scene(3)
+    view = ReferenceView.take(start, corners, n)
+    small = view.shrunk(COARSE_SIDE)
+    assert small.box == view.box and small.frame == view.frame and max(small.pixels.shape) == 256
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("rolit.vision.register.SIDE", 256)
+        taken = ReferenceView.take(start, corners, n)
+    assert taken.pixels.shape == small.pixels.shape
+    assert np.median(np.abs(taken.pixels.astype(int) - small.pixels.astype(int))) <= 1
+    assert small.shrunk(COARSE_SIDE) is small and view.shrunk(1000) is view
 
 
 def test_balls_standing_out_over_the_frame_do_not_pull_the_grid() -> None:
@@ -83,7 +117,7 @@ def test_the_view_survives_json() -> None:
     view = ReferenceView.take(start, corners, n)
     again = ReferenceView.from_json(json.loads(json.dumps(view.to_json())))
     assert np.array_equal(again.pixels, view.pixels) and again.box == view.box and again.frame == view.frame
-    assert max(view.pixels.shape) == 256  # small enough for a profile file
+    assert max(view.pixels.shape) == 384  # small enough for a profile file
     found = register(again, game, corners, n)
     assert found is not None and _cells_apart(found.corners, moved, n) < 0.1
 
@@ -130,7 +164,7 @@ def test_a_hand_over_the_ring_does_not_move_a_still_camera(k: int, monkeypatch: 
     found = register(view, game, corners, n)
     assert found is not None and _cells_apart(found.corners, corners, n) < 0.01
     monkeypatch.setattr("rolit.vision.register.STILL_GAIN", 0.0)
-    found = register(view, game, corners, n)
+    found = register(view.shrunk(COARSE_SIDE), game, corners, n)  # where it is decided whether anything moved
     # Without the rule the hand's side is stretched: 0.92 cells (161) and 0.19 (233; 0.52 from session 18's grid).
     assert found is not None and _cells_apart(found.corners, corners, n) > 0.15
 
