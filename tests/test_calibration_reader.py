@@ -650,8 +650,9 @@ def test_a_grid_the_boards_lines_placed_is_read_on_as_it_is_while_the_camera_sta
 
 def test_a_bumped_camera_reads_on_the_lines_grid_where_registration_puts_it() -> None:
     # Scene 122, a junior board on a white table from 33 degrees: the lines place calibration's grid 0.01 cells
-    # from the truth. After a bump, registration carries it onto the game frame within 0.03 cells; aligned again
-    # on that frame's cups and balls (the lattice barely locks on) it went 0.36 cells out, and 2 cells were wrong.
+    # from the truth. After a bump, registration carries it onto the game frame within 0.08 cells (0.03 when it
+    # was followed on a picture of 256 pixels, not 384; the cells read the same); aligned again on that frame's
+    # cups and balls (the lattice barely locks on) it went 0.36 cells out, and 2 cells were wrong.
     from dataclasses import replace
 
     from rolit.calibration.bench import NUDGE, _score
@@ -667,7 +668,7 @@ def test_a_bumped_camera_reads_on_the_lines_grid_where_registration_puts_it() ->
     for _ in range(3):  # found where registration puts it, then held
         observed = reader.read(game)
         assert observed.board is not None and observed.corners is not None
-        assert grids_apart(observed.corners, truth.corners, n) < 0.05
+        assert grids_apart(observed.corners, truth.corners, n) < 0.1
         assert _score(observed.board, observed.corners, truth, profile.rotation)["wrong"] == 0
     aligned = BoardReader(variant, profile=replace(profile, seen_placed_by="outline")).read(game)
     assert aligned.corners is not None and grids_apart(aligned.corners, truth.corners, n) > 0.25

@@ -47,9 +47,12 @@ U8 = npt.NDArray[np.uint8]
 
 SIDE = 384  # the longest side of the reference picture kept, in pixels: a bumped camera is followed at this size
 # Registration is first done on the picture shrunk to COARSE_SIDE: whether the frame registers at all, and whether
-# the camera moved or a hand lies over the ring, were tuned there (ACCEPT, STILL_GAIN, COVER_DIFFERS). Only when it
-# finds the camera moved is it done again on the whole picture, from where the grid was (see register).
+# the camera moved or a hand lies over the ring, were tuned there (ACCEPT, STILL_GAIN, COVER_DIFFERS). Only where that
+# moves the grid BUMPED cells or more is it done again on the whole picture, from where the grid was (see register).
+# A smaller move is the correlation's jitter round a still camera (0.01-0.05 cells on held-out frames), where the
+# second pass changed nothing but which way a grid only the outline placed then tipped on the balls (1137).
 COARSE_SIDE = 256
+BUMPED = 0.1
 RING_OUT = 1.5  # the ring compared reaches this many cells beyond the grid (the board's frame and a little table)
 RING_IN = 0.2  # and this far into the outer cells (their rims; a ball stands further in)
 # Least correlation to take a registration. On development scenes the same camera, or one bumped by a few
@@ -159,8 +162,9 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     over the ring, see :func:`_covered`) are left out and the rest compared.
 
     This is decided on the picture shrunk to :data:`COARSE_SIDE`. Where the
-    camera moved, the whole picture is registered again from where the grid
-    was, and its answer taken when it has one. On development game frames
+    camera moved (the grid by :data:`BUMPED` cells or more), the whole picture
+    is registered again from where the grid was, and its answer taken when it
+    has one. On development game frames
     0-599 with the camera nudged (:data:`rolit.calibration.bench.NUDGE`),
     that left 47 cells wrong, not 52, and 781 unknown, not 924: the larger
     picture follows the board's edges where the smaller one slid along them
@@ -173,7 +177,7 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     c = np.asarray(corners, np.float64)
     coarse = view.shrunk(COARSE_SIDE)
     found = _register_view(coarse, image, c, n)
-    if found is None or coarse is view or np.array_equal(found.corners, c):
+    if found is None or coarse is view or cells_apart(c, found.corners, n) < BUMPED:
         return found
     again = _register_view(view, image, c, n)
     return found if again is None else again
