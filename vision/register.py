@@ -49,8 +49,8 @@ SIDE = 384  # the longest side of the reference picture kept, in pixels: a bumpe
 # Registration is first done on the picture shrunk to COARSE_SIDE: whether the frame registers at all, and whether
 # the camera moved or a hand lies over the ring, were tuned there (ACCEPT, STILL_GAIN, COVER_DIFFERS). Only where that
 # moves the grid BUMPED cells or more is it done again on the whole picture, from where the grid was (see register).
-# A smaller move is the correlation's jitter round a still camera (0.01-0.05 cells on held-out frames), where the
-# second pass changed nothing but which way a grid only the outline placed then tipped on the balls (1137).
+# A smaller move is the correlation's jitter round a still camera (0.01-0.05 cells), not a bump: a second pass there
+# only moves the start of the lattice's alignment, which on a grid the outline placed can tip it either way.
 COARSE_SIDE = 256
 BUMPED = 0.1
 RING_OUT = 1.5  # the ring compared reaches this many cells beyond the grid (the board's frame and a little table)
