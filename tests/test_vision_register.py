@@ -6,6 +6,7 @@ import json
 from functools import cache
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -212,3 +213,21 @@ def test_only_a_large_patch_that_differs_is_left_out_of_the_ring() -> None:
     assert np.count_nonzero(kept) >= 0.5 * np.count_nonzero(mask)
     hand[:, :] = 230.0  # something over the whole ring: too little left to compare
     assert _covered(template, hand, mask) is None
+
+
+def test_a_move_under_a_tenth_of_a_cell_is_not_registered_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The camera turned by 3 pixels, 0.05 of a 60-pixel cell: jitter, not a bump. The shrunk picture's answer is
+    # taken as it is; only a move of BUMPED cells or more sends the whole picture round again.
+    rng = np.random.default_rng(1)
+    frame = cv2.resize(rng.integers(0, 255, (90, 160, 3), dtype=np.uint8), (1280, 720), interpolation=cv2.INTER_CUBIC)
+    corners = np.array([[400.0, 120.0], [880.0, 120.0], [880.0, 600.0], [400.0, 600.0]])
+    view = ReferenceView.take(frame, corners, 8)
+    moved = np.roll(frame, 3, axis=1)
+    coarse = register(view.shrunk(COARSE_SIDE), moved, corners, 8)
+    found = register(view, moved, corners, 8)
+    assert coarse is not None and found is not None and np.array_equal(found.corners, coarse.corners)
+    assert np.allclose(found.corners - corners, [3, 0], atol=0.5)
+    monkeypatch.setattr("rolit.vision.register.BUMPED", 0.0)
+    again = register(view, moved, corners, 8)
+    assert again is not None and not np.array_equal(again.corners, coarse.corners)
+    assert np.allclose(again.corners - corners, [3, 0], atol=0.5)
