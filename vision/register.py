@@ -164,13 +164,13 @@ def register(view: ReferenceView, image: U8, corners: npt.ArrayLike, n: int) -> 
     This is decided on the picture shrunk to :data:`COARSE_SIDE`. Where the
     camera moved (the grid by :data:`BUMPED` cells or more), the whole picture
     is registered again from where the grid was, and its answer taken when it
-    has one. On development game frames
-    0-599 with the camera nudged (:data:`rolit.calibration.bench.NUDGE`),
-    that left 47 cells wrong, not 52, and 781 unknown, not 924: the larger
-    picture follows the board's edges where the smaller one slid along them
-    (scenes 133, 271 and 509 went from 0.7-2.0 cells out to 0.2 or less).
-    Registered from scratch at the larger size alone, a hand over the ring
-    with the camera still was taken for a bump, or not registered at all.
+    has one. On development game frames 0-599 with the camera nudged
+    (:data:`rolit.calibration.bench.NUDGE`), that left 47 cells wrong, not
+    52, and 780 unknown, not 924: the larger picture follows the board's
+    edges where the smaller one slid along them (scenes 133, 271 and 509
+    went from 0.7-2.0 cells out to 0.2 or less). Registered from scratch at
+    the larger size alone, a hand over the ring with the camera still was
+    taken for a bump, or not registered at all.
     """
     if tuple(image.shape[:2]) != view.frame:
         return None
