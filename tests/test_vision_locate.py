@@ -312,8 +312,11 @@ def test_a_grid_from_the_outline_holds_only_at_the_boards_own_pitch() -> None:
 
 def _mean_side(points: np.ndarray, size: tuple[int, int], homography: np.ndarray, n: int) -> float | None:
     """The centre block's mean side in the grid's cells, as calibration's start search takes it."""
-    sides = balls.centre_block_sides(points, size, homography, n)
-    return None if sides is None else (sides[0] + sides[1]) / 2.0
+    block = balls.centre_block(points, size, homography, n)
+    if block is None:
+        return None
+    sides = balls.block_sides(block)
+    return (sides[0] + sides[1]) / 2.0
 
 
 def test_the_balls_highlights_measure_the_start_positions_centre_block_a_cell_a_side_on_the_right_grid() -> None:

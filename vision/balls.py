@@ -32,7 +32,6 @@ from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose, lifted_homography
 __all__ = [
     "block_sides",
     "centre_block",
-    "centre_block_sides",
     "highlights",
     "lattice_guesses",
     "on_highlights",
@@ -347,25 +346,12 @@ def centre_block(points: F64, size: tuple[int, int], homography: F64, n: int) ->
     return best[1]
 
 
-def centre_block_sides(points: F64, size: tuple[int, int], homography: F64, n: int) -> tuple[float, float] | None:
-    """The sides, in the grid's cells, of the square the start position's centre balls' highlights make (see
-    :func:`centre_block`): its mean side along the grid's rows and along its columns; ``None`` when they do not
-    make one.
-
-    A grid the wrong size (an outline taken for the board's when it is its
-    frame's, or a shadow's) measures them larger or smaller than a cell.
-
-    >>> h = grid_homography([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]], 8)
-    >>> centre_block_sides(np.empty((0, 2)), (600, 600), h, 8) is None
-    True
-    """
-    q = centre_block(points, size, homography, n)
-    return None if q is None else block_sides(q)
-
-
 def block_sides(q: F64) -> tuple[float, float]:
     """The mean side of the centre block ``q`` (as :func:`centre_block` gives it, in a grid's cells) along the
     grid's rows and along its columns.
+
+    A grid the wrong size (an outline taken for the board's when it is its
+    frame's, or a shadow's) measures them larger or smaller than a cell.
 
     >>> [round(side, 2) for side in block_sides(np.array([[3.5, 3.5], [4.6, 3.5], [4.6, 4.5], [3.5, 4.5]]))]
     [1.1, 1.0]

@@ -370,7 +370,7 @@ class Locator:
     def centre_block_sides(self, image: U8, grids: Sequence[F64]) -> list[tuple[float, float] | None]:
         """For each grid (full-resolution corners), the start position's centre block as the balls' highlights
         measure it in the grid's cells: its side along the grid's rows and along its columns (see
-        :func:`balls.centre_block_sides`); ``None`` where they do not."""
+        :func:`balls.block_sides`); ``None`` where they do not."""
         return [None if q is None else balls.block_sides(q) for q in self.centre_blocks(image, grids)]
 
     def centre_blocks(self, image: U8, grids: Sequence[F64]) -> list[F64 | None]:
