@@ -209,7 +209,10 @@ def trusted_by_glints(image: U8, fit: GridFit, probs: F64, reading: Reading) -> 
     it would show one, and a ball whose only doubt is an empty cup (:data:`GLINT_BALL`) with one there.
 
     From low down an empty cup's reading runs on into the ball behind it, and the models doubt it, its runner-up
-    that ball's colour: on good grids most cells left unknown are such cups. A hand over a ball hides its glint, so
+    that ball's colour: on good grids most cells left unknown are such cups. Where a glint should stand is found to
+    a tenth of a ball or so only on a grid as near the cups (the caller's to judge: calibrated, only where the
+    board's lines or the cups' rims placed calibration's grid; uncalibrated, only where the lattice locks on
+    surely). A hand over a ball hides its glint, so
     nothing is trusted so in a frame with a hand read anywhere (its fingertips reach past the cells read as a hand:
     development 362, uncalibrated, a ball two cells from them read empty), nor in a cell that looks at all like one.
     """
@@ -702,7 +705,7 @@ class BoardReader:
             if fit.quality >= WEAK_GRID:
                 trusted[GREY] = min(threshold, GREY_TRUSTED)
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, trusted)), n)
-            if fit.quality >= WEAK_GRID:
+            if self.profile.seen_exactly and fit.quality >= WEAK_GRID:
                 reading = trusted_by_glints(image, fit, probs, reading)
         else:
             probs = self.model.probabilities(features, self.variant)

@@ -1129,3 +1129,55 @@ def _start_render(k: int) -> tuple[str, Any, Any]:
     """Scene ``k``'s variant, and its start position's picture and ground truth (see :func:`unseen_scene`)."""
     variant, _, params = unseen_scene(k)
     return (variant, *render(Position.start(variant).board(), params, variant=variant))
+
+
+def test_cells_doubted_from_low_down_are_trusted_by_the_glints_a_ball_would_show(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Scene 297 (a green board from 38 degrees, calibrated): three empty cups, each read through to the ball
+    # behind, were left unknown; no glint stands where a ball in them would show one. Scene 10 (nearly straight
+    # down, uncalibrated): two cells so.
+    from rolit.calibration import reader as reader_module
+    from rolit.calibration.bench import read_scene
+
+    def read(k: int, mode: str) -> dict[str, Any]:
+        scene = read_scene(k)[mode]
+        assert scene is not None
+        return scene
+
+    assert read(297, "calibrated")["exact"] and read(10, "uncalibrated")["exact"]
+    monkeypatch.setattr(reader_module, "GLINT_EMPTY", math.inf)
+    monkeypatch.setattr(reader_module, "GLINT_BALL", math.inf)
+    for k, mode in ((297, "calibrated"), (10, "uncalibrated")):
+        scene = read(k, mode)
+        assert scene["wrong"] == 0 and scene["unknown"] >= 2
+
+
+def test_glints_trust_nothing_in_a_frame_with_a_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hand over a ball hides its glint, and its fingertips reach past the cells read as a hand.
+    from rolit.calibration import reader as reader_module
+    from rolit.calibration.model import EMPTY, HIDDEN, Reading
+    from rolit.vision.locate import GridFit, grid_homography
+
+    def no_look(*args: Any) -> None:
+        raise AssertionError("glints looked for")
+
+    monkeypatch.setattr(reader_module, "glints", no_look)
+    corners = np.array([[100.0, 100.0], [500.0, 100.0], [500.0, 500.0], [100.0, 500.0]])
+    fit = GridFit(corners, grid_homography(corners, 2), 1.0, 0.0)
+    probs = np.zeros((4, 7))
+    probs[:, EMPTY] = 0.9
+    probs[:, 1] = 0.1
+    labels = np.full(4, EMPTY)
+    reading = Reading(labels, np.full(4, 0.9), np.zeros(4, bool))
+    image = np.zeros((600, 600, 3), np.uint8)
+    with pytest.raises(AssertionError, match="glints looked for"):
+        reader_module.trusted_by_glints(image, fit, probs, reading)
+    labels[0] = HIDDEN
+    held = Reading(labels, reading.confidence, reading.known)
+    assert reader_module.trusted_by_glints(image, fit, probs, held) is held
+    # Nor in a cell that looks at all like a hand, nor an empty cup read less than fairly surely.
+    labels[0] = EMPTY
+    probs[1, HIDDEN] = reader_module.GLINT_NO_HAND
+    doubted = Reading(labels, np.array([reader_module.GLINT_EMPTY - 0.01, 0.9, 0.5, 0.5]), reading.known)
+    assert reader_module.trusted_by_glints(image, fit, probs, doubted) is doubted
