@@ -431,6 +431,19 @@ class BoardReader:
         self._disputed = 0
         return fit
 
+    def _on_seen_grid(self, fit: GridFit) -> bool:
+        """Whether ``fit`` is the grid calibration placed exactly (on the board's lines or the cups' rims), held as
+        it is while the camera stays still (see :meth:`_holds`).
+
+        Such a grid lies as near the cups as calibration's own, however barely the lattice locks on in the frame
+        (a full board from low down): the frame's quality does not judge it.
+        """
+        seen = self.profile.seen_corners
+        return (
+            self._held and self._weak == 0 and self.profile.seen_exactly and seen is not None
+            and bool(np.array_equal(fit.corners, np.asarray(seen, np.float64)))
+        )
+
     def _held_moved(self, image: U8, tracked: GridFit, anchor: GridFit) -> tuple[bool, Registration | None]:
         """Whether the camera moved, the held grid ``anchor`` with it, now that the lattice's alignment
         ``tracked`` puts the board elsewhere; and the registration that says so (``None``: none looked at).
@@ -695,17 +708,18 @@ class BoardReader:
         t2 = time.perf_counter()
         n = self.variant.size
         threshold = THRESHOLD_CALIBRATED if self.profile.calibrated else THRESHOLD_DEFAULT
-        if fit.quality < WEAK_GRID:
+        weak = fit.quality < WEAK_GRID and not self._on_seen_grid(fit)
+        if weak:
             threshold = max(threshold, THRESHOLD_WEAK_GRID)
         if self.profile.calibrated:
             probs = without_stray_hands(
                 camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant), n
             )
             trusted = np.full(len(LABELS), threshold)
-            if fit.quality >= WEAK_GRID:
+            if not weak:
                 trusted[GREY] = min(threshold, GREY_TRUSTED)
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, trusted)), n)
-            if self.profile.seen_exactly and fit.quality >= WEAK_GRID:
+            if self.profile.seen_exactly and not weak:
                 reading = trusted_by_glints(image, fit, probs, reading)
         else:
             probs = self.model.probabilities(features, self.variant)

@@ -1182,3 +1182,25 @@ def test_glints_trust_nothing_in_a_frame_with_a_hand(monkeypatch: pytest.MonkeyP
     probs[1, HIDDEN] = reader_module.GLINT_NO_HAND
     doubted = Reading(labels, np.array([reader_module.GLINT_EMPTY - 0.01, 0.9, 0.5, 0.5]), reading.known)
     assert reader_module.trusted_by_glints(image, fit, probs, doubted) is doubted
+
+
+def test_the_grid_calibration_placed_exactly_is_not_judged_by_a_frame_the_lattice_barely_locks_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Development scene 525: the cups' rims placed calibration's grid (0.01 cells from the cups); on the game frame,
+    # a board filling up seen from low down, the lattice barely locks on (quality under WEAK_GRID), yet the camera
+    # has not moved and that grid is read as it is. Judged by the frame's quality, two empty cups the glints would
+    # settle were left unknown.
+    from rolit.calibration.reader import WEAK_GRID
+
+    variant, board, profile, image = _calibrated_game(525)
+    assert profile.seen_exactly
+    on_board = [row * 8 + col for row in range(board.size) for col in range(board.size)]
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.board is not None and observed.quality < WEAK_GRID
+    assert all(observed.board[sq] == board[sq] for sq in on_board)
+    monkeypatch.setattr(BoardReader, "_on_seen_grid", lambda self, fit: False)
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.board is not None
+    assert all(observed.board[sq] in (board[sq], UNKNOWN) for sq in on_board)
+    assert sum(observed.board[sq] is UNKNOWN for sq in on_board) >= 1
