@@ -243,7 +243,8 @@ def read_scene(
         obs = reader.read(image)
         if obs.board is None or obs.corners is None:
             continue
-        rotation = _best_rotation(obs, truth) if mode == "uncalibrated" else reader.profile.rotation
+        # Each cell is scored where it lies in the picture: uncalibrated, row 1 is the picture's top row.
+        rotation = reader.profile.rotation
         counts: dict[str, Any] = dict(_score(obs.board, obs.corners, truth, rotation))
         counts["exact"] = (counts["wrong"] == 0 and counts["unknown"] == 0 and counts["misplaced"] == 0
                            and hand is None)
@@ -313,15 +314,6 @@ def _by_hand(image: U8, truth: GroundTruth, variant: str, rng: np.random.Generat
     except CalibrationError:
         return None
     return BoardReader(variant, profile=profile)
-
-
-def _best_rotation(obs: Any, truth: GroundTruth) -> int:
-    """Uncalibrated readers assume row 1 at the top; score them in the orientation that fits best."""
-    best = (10**9, 0)
-    for rotation in range(4):
-        counts = _score(obs.board, obs.corners, truth, rotation)
-        best = min(best, (counts["wrong"], rotation))
-    return best[1]
 
 
 def _timed(fn: Any, repeats: int) -> float:
