@@ -125,12 +125,6 @@ HAND_REACH = 0.1
 # 130 of 134). So on a grid that locks on more than barely, grey is trusted from GREY_TRUSTED.
 GREY_TRUSTED = 0.95
 GREY = LABELS.index("grey")
-# Uncalibrated, beside a cell at least HAND_NEAR like a hand, a cup read empty must lie within EMPTY_ALIKE (Lab
-# lightness) of the frame's other empty cups, when there are LEAST_EMPTIES of them (see empties_unlike_beside_hands).
-# On the development hand frames 600-999, one cell under a hand read wrong with the camera still, none with it; on
-# development frames 0-599, cells unknown 2,421 to 2,458 (still) and 2,319 to 2,355 (nudged), one fewer wrong,
-# as many boards exact.
-HAND_NEAR, EMPTY_ALIKE, LEAST_EMPTIES = 0.4, 6.0, 3
 
 
 def without_stray_hands(probs: F64, n: int) -> F64:
@@ -177,37 +171,6 @@ def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_H
         return reading
     known = reading.known & ~(_beside(hidden, n) & (reading.confidence < threshold))
     return Reading(reading.labels, reading.confidence, known)
-
-
-def empties_unlike_beside_hands(reading: Reading, probs: F64, features: F64, n: int) -> Reading:
-    """``reading`` (uncalibrated; an n x n grid, row-major) with the cups read empty beside a cell at least
-    :data:`HAND_NEAR` like a hand taken as unknown where their lightness lies more than :data:`EMPTY_ALIKE` from the
-    frame's other empty cups (the median of those beside no such cell, when there are :data:`LEAST_EMPTIES`).
-
-    Without a profile the model knows no board's cups, and on a brown one a fingertip, or a grey ball in its
-    shadow, reads as an empty cup: development 895 (uncalibrated, a Junior board at 46 degrees) read a grey ball
-    under the fingertips as empty at 99.9%, 6.3 lighter than its cups, beside a cell 47% a hand.
-
-    >>> import numpy as np
-    >>> labels = np.array([HIDDEN] + [EMPTY] * 8)
-    >>> probs = np.zeros((9, 7)); probs[0, HIDDEN] = 1.0
-    >>> features = np.zeros((9, 3)); features[:, 0] = [50, 37, 30, 30, 31, 30, 29, 30, 30]
-    >>> empties_unlike_beside_hands(Reading(labels, np.ones(9), labels != HIDDEN), probs, features, 3).known.tolist()
-    [False, False, True, True, True, True, True, True, True]
-    """
-    handish = (probs[:, HIDDEN] >= HAND_NEAR) | (reading.labels == HIDDEN)
-    if not handish.any():
-        return reading
-    near = _beside(handish, n)
-    empties = reading.known & (reading.labels == EMPTY)
-    others = empties & ~near
-    if int(others.sum()) < LEAST_EMPTIES:
-        return reading
-    lightness = features[:, 0]
-    unlike = empties & near & (np.abs(lightness - float(np.median(lightness[others]))) > EMPTY_ALIKE)
-    if unlike.any():
-        log.debug("cells %s read empty beside a hand do not look like the other cups", np.flatnonzero(unlike).tolist())
-    return Reading(reading.labels, reading.confidence, reading.known & ~unlike)
 
 
 def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, reading: Reading) -> Reading:
@@ -768,7 +731,6 @@ class BoardReader:
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, threshold)), n)
             if fit.quality >= SURE_GRID:
                 reading = trusted_by_glints(image, fit, probs, reading)
-            reading = empties_unlike_beside_hands(reading, probs, features, n)
         if self._doubtful:
             reading = Reading(reading.labels, reading.confidence, np.zeros_like(reading.known))
         t3 = time.perf_counter()
