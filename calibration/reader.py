@@ -221,17 +221,24 @@ def trusted_by_glints(image: U8, fit: GridFit, probs: F64, reading: Reading) -> 
         return reading
     doubted = ~reading.known & (probs[:, HIDDEN] < GLINT_NO_HAND)
     empty = doubted & (reading.labels == EMPTY) & (reading.confidence >= GLINT_EMPTY)
-    or_empty = probs[np.arange(len(probs)), reading.labels] + probs[:, EMPTY]
-    balls = doubted & (reading.labels != EMPTY) & (or_empty >= GLINT_BALL)
+    # The likeliest ball, read or runner-up to an empty cup: where a glint says a ball stands, it is that one.
+    colours = probs.copy()
+    colours[:, [EMPTY, HIDDEN]] = -1.0
+    colour = colours.argmax(axis=1)
+    or_empty = probs[np.arange(len(probs)), colour] + probs[:, EMPTY]
+    balls = doubted & (or_empty >= GLINT_BALL)
     if not (empty | balls).any():
         return reading
     found = glints(image, fit.homography, n, reading.known & (reading.labels != EMPTY), empty | balls)
     if found is None:
         return reading
-    trusted = (empty & found.none_there()) | (balls & found.one_there())
+    ball = balls & found.one_there()
+    trusted = (empty & found.none_there()) | ball
     if trusted.any():
         log.debug("cells %s trusted by the glints a ball would show", np.flatnonzero(trusted).tolist())
-    return Reading(reading.labels, reading.confidence, reading.known | trusted)
+    labels = np.where(ball, colour, reading.labels)
+    confidence = np.where(ball, probs[np.arange(len(probs)), colour], reading.confidence)
+    return Reading(labels, confidence, reading.known | trusted)
 
 
 # Trusted by the glints (see trusted_by_glints): an empty cup read empty at least GLINT_EMPTY, and a ball whose colour
