@@ -206,7 +206,8 @@ def under_cover(image: U8, fit: GridFit, samples: CellSamples, features: F64, re
 def trusted_by_glints(image: U8, fit: GridFit, probs: F64, reading: Reading) -> Reading:
     """``reading`` with doubtful cells trusted where the lamp's glint settles the doubt (see
     :mod:`rolit.vision.glints`): an empty cup read fairly surely (:data:`GLINT_EMPTY`) with no glint where a ball in
-    it would show one, and a ball whose only doubt is an empty cup (:data:`GLINT_BALL`) with one there.
+    it would show one, and a ball whose only doubt is an empty cup (:data:`GLINT_BALL`) with one there, read as that
+    ball also where the empty cup was read likelier (Junior's grey balls and a grey board's cups look alike).
 
     From low down an empty cup's reading runs on into the ball behind it, and the models doubt it, its runner-up
     that ball's colour: on good grids most cells left unknown are such cups. Where a glint should stand is found to

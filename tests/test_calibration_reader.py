@@ -1168,7 +1168,7 @@ def test_glints_trust_nothing_in_a_frame_with_a_hand(monkeypatch: pytest.MonkeyP
     fit = GridFit(corners, grid_homography(corners, 2), 1.0, 0.0)
     probs = np.zeros((4, 7))
     probs[:, EMPTY] = 0.9
-    probs[:, 1] = 0.1
+    probs[:, 1:3] = 0.05  # two balls' doubt, not one's: no glint could say which
     labels = np.full(4, EMPTY)
     reading = Reading(labels, np.full(4, 0.9), np.zeros(4, bool))
     image = np.zeros((600, 600, 3), np.uint8)
@@ -1204,3 +1204,20 @@ def test_the_grid_calibration_placed_exactly_is_not_judged_by_a_frame_the_lattic
     assert observed.board is not None
     assert all(observed.board[sq] in (board[sq], UNKNOWN) for sq in on_board)
     assert sum(observed.board[sq] is UNKNOWN for sq in on_board) >= 1
+
+
+def test_a_ball_read_as_the_empty_cup_it_looks_like_is_read_by_its_glint(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Development scene 22, a Junior board: the calibrated model reads one grey ball as an empty cup at 75%, grey
+    # the runner-up. Its glint stands where a ball's would, so it is the grey ball, and the board is read exactly.
+    from rolit.calibration import reader
+
+    variant, board, profile, image = _calibrated_game(22)
+    on_board = [row * 8 + col for row in range(board.size) for col in range(board.size)]
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.board is not None
+    assert all(observed.board[sq] == board[sq] for sq in on_board)
+    monkeypatch.setattr(reader, "GLINT_BALL", 2.0)
+    observed = BoardReader(variant, profile=profile).read(image)
+    assert observed.board is not None
+    assert all(observed.board[sq] in (board[sq], UNKNOWN) for sq in on_board)
+    assert sum(observed.board[sq] is UNKNOWN for sq in on_board) == 1
