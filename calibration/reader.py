@@ -226,8 +226,8 @@ def trusted_by_glints(image: U8, fit: GridFit, probs: F64, reading: Reading) -> 
     colours = probs.copy()
     colours[:, [EMPTY, HIDDEN]] = -1.0
     colour = colours.argmax(axis=1)
-    or_empty = probs[np.arange(len(probs)), colour] + probs[:, EMPTY]
-    balls = doubted & (or_empty >= GLINT_BALL)
+    of_colour = probs[np.arange(len(probs)), colour]
+    balls = doubted & (of_colour + probs[:, EMPTY] >= GLINT_BALL)
     if not (empty | balls).any():
         return reading
     found = glints(image, fit.homography, n, reading.known & (reading.labels != EMPTY), empty | balls)
@@ -238,7 +238,7 @@ def trusted_by_glints(image: U8, fit: GridFit, probs: F64, reading: Reading) -> 
     if trusted.any():
         log.debug("cells %s trusted by the glints a ball would show", np.flatnonzero(trusted).tolist())
     labels = np.where(ball, colour, reading.labels)
-    confidence = np.where(ball, probs[np.arange(len(probs)), colour], reading.confidence)
+    confidence = np.where(ball, of_colour, reading.confidence)
     return Reading(labels, confidence, reading.known | trusted)
 
 
@@ -448,7 +448,8 @@ class BoardReader:
         """
         seen = self.profile.seen_corners
         return (
-            self._held and self._weak == 0 and self.profile.seen_exactly and seen is not None
+            # Only a grid the lines or the rims placed is ever held (see _holds).
+            self._held and self._weak == 0 and seen is not None
             and bool(np.array_equal(fit.corners, np.asarray(seen, np.float64)))
         )
 
