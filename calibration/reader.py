@@ -1617,23 +1617,31 @@ def _turn_as_placed(model: ColourModel, v: Variant, features: F64, start: Board,
     return rotation
 
 
+# How far (cells) a cell other than the outermost of a side may see past the board before no cell is let off (see
+# _seen_past_board). Development 979 (0.02, on a grid 0.18 cells out) and scene 3023 (0.04 on a grid the lattice
+# locked 0.16 out; the next grid tried, an outline's, lay 0.7 out) see past by a hair from 18-31 degrees; on 561
+# a grid 0.41 cells out saw past by 0.31.
+PAST_HAIR = 0.1
+
+
 def _seen_past_board(fit: GridFit, image: U8, n: int) -> npt.NDArray[np.bool_]:
     """Per cell (row-major), whether the line of sight through where its ball's up colour is read meets the board's
     plane past the grid's far side (the side highest in the picture). From low down an empty cup in the far row
     shows there what lies beyond the board (its frame, a cloth), which may read as a ball (development 599: a
     cream strip, 150: a sunlit green cloth, both refused or sent a cell out by such strays).
 
-    None is, when any cell but the outermost row of a side sees past it: on a grid a fraction of a cell out the far
-    rows reach onto the frame (development 561: a grid 0.41 cells out, its two far rows past the board, the
-    outermost on a white frame read as balls). From the lowest views the next row may see past by a hair too
-    (979: 0.02 cells), and is then not let off either.
+    None is, when any cell but the outermost row of a side sees past it by more than :data:`PAST_HAIR`: on a grid a
+    fraction of a cell out the far rows reach onto the frame (development 561: a grid 0.41 cells out, its two far
+    rows past the board, the outermost on a white frame read as balls). From the lowest views the next row may see
+    past by a hair too (979: 0.02 cells), and is then let off with the far row.
     """
     pose = Pose.from_homography(fit.homography, (int(image.shape[1]), int(image.shape[0])))
     u, v = apply_homography(np.linalg.inv(fit.homography), pose.project(pose.visible_tops(cell_centres(n)))).T
-    beyond = np.column_stack((-v, u - n, v - n, -u)) > 0.0  # past the sides v = 0, u = n, v = n and u = 0
+    past = np.column_stack((-v, u - n, v - n, -u))  # how far past the sides v = 0, u = n, v = n and u = 0
+    beyond = past > 0.0
     row, col = np.divmod(np.arange(n * n), n)
     outermost = np.column_stack((row == 0, col == n - 1, row == n - 1, col == 0))
-    if np.any(beyond & ~outermost):
+    if np.any((past > PAST_HAIR) & ~outermost):
         return np.zeros(n * n, np.bool_)
     sides = np.array([[n / 2, 0.0], [n, n / 2], [n / 2, n], [0.0, n / 2]])
     far = int(np.argmin(apply_homography(fit.homography, sides)[:, 1]))
