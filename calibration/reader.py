@@ -1462,11 +1462,12 @@ def _calibrated(
     turned_on = features  # the cells the turn was read on
     # Cells past a side other than the far one are let off only where the lines or the cups then place the grid:
     # a grid most of a cell out can see past two sides too (scene 3094 with numpy's AVX2 code: 0.77 cells).
+    past_far, past_any = _seen_past_board(fit, image, n)
     doubted: CalibrationError | None = None
     try:
-        _check_start(labels, probs, n, rotation, _seen_past_board(fit, image, n, far_only=True))
+        _check_start(labels, probs, n, rotation, past_far)
     except CalibrationError as strict:
-        _check_start(labels, probs, n, rotation, _seen_past_board(fit, image, n))
+        _check_start(labels, probs, n, rotation, past_any)
         doubted = strict
     pictures = [seen] if shaded is None else [seen, shaded]
     reach = np.inf if corners is None else GIVEN_REACH
@@ -1633,19 +1634,19 @@ def _turn_as_placed(model: ColourModel, v: Variant, features: F64, start: Board,
 PAST_HAIR = 0.1
 
 
-def _seen_past_board(fit: GridFit, image: U8, n: int, far_only: bool = False) -> npt.NDArray[np.bool_]:
+def _seen_past_board(fit: GridFit, image: U8, n: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Per cell (row-major), whether the line of sight through where its ball's up colour is read meets the board's
-    plane past a side of the grid: a side facing away from the camera, the far one, or the two far ones when a
-    corner points at the camera. From low down an empty cup in the far row shows there what lies beyond the board
-    (its frame, a cloth), which may read as a ball (development 599: a cream strip, 150: a sunlit green cloth, both
-    refused or sent a cell out by such strays; scene 3094: a grey board seen corner-on, whose far column saw past
-    by 0.8 cells onto a green cloth while only its far row was let off).
+    plane past the grid's far side (the side highest in the picture), and whether past any side: a side facing
+    away from the camera, the far one, or the two far ones when a corner points at the camera. From low down an
+    empty cup in the far row shows there what lies beyond the board (its frame, a cloth), which may read as a ball
+    (development 599: a cream strip, 150: a sunlit green cloth, both refused or sent a cell out by such strays;
+    scene 3094: a grey board seen corner-on, whose far column saw past by 0.8 cells onto a green cloth while only
+    its far row was let off).
 
     None is, when any cell but the outermost row of a side sees past it by more than :data:`PAST_HAIR`: on a grid a
     fraction of a cell out the far rows reach onto the frame (development 561: a grid 0.41 cells out, its two far
     rows past the board, the outermost on a white frame read as balls). From the lowest views the next row may see
-    past by a hair too (979: 0.02 cells), and is then let off with the far row. With ``far_only``, only the cells
-    past the far side (the side highest in the picture) are.
+    past by a hair too (979: 0.02 cells), and is then let off with the far row.
     """
     pose = Pose.from_homography(fit.homography, (int(image.shape[1]), int(image.shape[0])))
     u, v = apply_homography(np.linalg.inv(fit.homography), pose.project(pose.visible_tops(cell_centres(n)))).T
@@ -1654,11 +1655,10 @@ def _seen_past_board(fit: GridFit, image: U8, n: int, far_only: bool = False) ->
     row, col = np.divmod(np.arange(n * n), n)
     outermost = np.column_stack((row == 0, col == n - 1, row == n - 1, col == 0))
     if np.any((past > PAST_HAIR) & ~outermost):
-        return np.zeros(n * n, np.bool_)
-    if far_only:
-        sides = np.array([[n / 2, 0.0], [n, n / 2], [n / 2, n], [0.0, n / 2]])
-        return np.asarray(beyond[:, int(np.argmin(apply_homography(fit.homography, sides)[:, 1]))], np.bool_)
-    return np.asarray(beyond.any(axis=1), np.bool_)
+        return np.zeros(n * n, np.bool_), np.zeros(n * n, np.bool_)
+    sides = np.array([[n / 2, 0.0], [n, n / 2], [n / 2, n], [0.0, n / 2]])
+    far = int(np.argmin(apply_homography(fit.homography, sides)[:, 1]))
+    return np.asarray(beyond[:, far], np.bool_), np.asarray(beyond.any(axis=1), np.bool_)
 
 
 def _check_start(labels: npt.NDArray[np.int64], probs: F64, n: int, rotation: int, past: npt.NDArray[np.bool_]) -> None:
