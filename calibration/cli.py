@@ -81,6 +81,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     where = "the corners given" if given is not None else "the board found"
     print(f"calibrated from the start position ({where}); the profile is saved in {path}")
     print(f"the grid was placed by {PLACES[profile.seen_placed_by]}")
+    if profile.lens:
+        print(f"the lens bends the picture ({profile.lens:+.3f}): every frame is straightened by it")
     return 0
 
 

@@ -44,6 +44,8 @@ READABLE_VERSIONS = (1, 2)
 PLACED_BY = ("lines", "cups", "cup template", "corners given", "outline", "cup rims")
 # What places a grid to a few hundredths of a cell, surer than the lattice aligns it on a game frame.
 EXACTLY_PLACED = ("lines", "cup rims")
+# The strongest lens a profile may hold (see rolit.vision.lens): past it a barrel folds the picture's corners back.
+LENS_REACH = 0.6
 FEATURES = 19  # len(rolit.vision.features.FEATURE_NAMES), checked by the tests
 
 
@@ -70,7 +72,10 @@ class Profile:
     picture round it then; ``seen_placed_by`` says what placed that grid (one
     of :data:`PLACED_BY`; empty when not known): on development scenes, nearly
     every cell read wrong was on a board whose grid nothing but its outline
-    placed.
+    placed. ``lens`` is the camera's lens measured at calibration (see
+    :class:`rolit.vision.lens.Lens`; 0 for none): ``seen_corners`` and
+    ``seen_view`` are of the picture straightened by it, ``corners`` (given
+    by hand) of the picture as the camera shows it.
     """
 
     variant: str = "classic"
@@ -84,6 +89,7 @@ class Profile:
     seen_corners: list[list[float]] | None = None
     seen_view: ReferenceView | None = None
     seen_placed_by: str = ""
+    lens: float = 0.0
 
     @property
     def seen_on_lines(self) -> bool:
@@ -118,6 +124,7 @@ class Profile:
             "seen_corners": self.seen_corners,
             "seen_view": self.seen_view.to_json() if self.seen_view is not None else None,
             "seen_placed_by": self.seen_placed_by,
+            "lens": self.lens,
         }
 
     @classmethod
@@ -153,10 +160,13 @@ class Profile:
             local = {str(k): _readings(v) for k, v in dict(data.get("colour_local", {})).items()}
             if set(local) != set(colours):
                 raise ValueError("colour_refs and colour_local must name the same colours")
+            lens = float(data.get("lens", 0.0))
+            if not -LENS_REACH <= lens <= LENS_REACH:
+                raise ValueError(f"lens must be a number from {-LENS_REACH} to {LENS_REACH}")
         except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: int(Infinity), float(10**400)
             raise CalibrationError(f"the calibration profile is damaged: {exc}") from None
         return cls(variant, rotation, corners, means, str(data.get("created", "")), cells, colours, local, seen, view,
-                   placed_by)
+                   placed_by, lens)
 
     def refs(self) -> tuple[F64, dict[str, F64], dict[str, F64]]:
         """The references as arrays: cells x features, and label -> features for the colours."""

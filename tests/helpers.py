@@ -170,3 +170,14 @@ class MjpegServer:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+def renderer_lens(params: Any) -> float:
+    """The renderer's lens (``params.k1``, ``k2``: OpenCV's radial model in focal lengths) as one
+    :class:`rolit.vision.lens.Lens` term in half-diagonals; ``k2`` is small and counted where it weighs most."""
+    import math
+
+    w, h = params.size
+    focal = (w / 2) / math.tan(math.radians(params.hfov) / 2)
+    a = (math.hypot(w, h) / 2 / focal) ** 2
+    return float(params.k1 * a + params.k2 * a * a * 0.45)

@@ -65,6 +65,15 @@ def test_what_placed_the_grid_is_kept(tmp_path: Path) -> None:
     assert Profile.from_json(data).seen_placed_by == ""
 
 
+def test_the_lens_is_kept(tmp_path: Path) -> None:
+    profile = Profile("quick6", lens=-0.21)
+    assert Profile.load(profile.save(tmp_path / "p.json")).lens == -0.21
+    # A profile saved before the lens was measured has none.
+    data = profile.to_json()
+    del data["lens"]
+    assert Profile.from_json(data).lens == 0.0
+
+
 def test_the_lines_and_the_cups_rims_place_a_grid_exactly() -> None:
     exactly = {placed_by for placed_by in PLACED_BY if Profile("quick6", seen_placed_by=placed_by).seen_exactly}
     assert exactly == {"lines", "cup rims"}
@@ -111,6 +120,9 @@ def test_default_path_is_in_the_users_data_folder(monkeypatch: pytest.MonkeyPatc
         ('{"version": 2, "seen_on_lines": "yes"}', "seen_on_lines must be true or false"),
         ('{"version": 2, "seen_placed_by": "luck"}', "seen_placed_by must be one of lines, cups"),
         ('{"version": 2, "seen_placed_by": 1}', "seen_placed_by must be one of"),
+        ('{"version": 2, "lens": -2}', "lens must be a number from -0.6 to 0.6"),
+        ('{"version": 2, "lens": NaN}', "lens must be a number"),
+        ('{"version": 2, "lens": "wide"}', "damaged"),
         ('{"version": 1, "corners": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad JSON"),
     ],
 )

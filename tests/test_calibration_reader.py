@@ -1269,3 +1269,65 @@ def test_a_ball_read_as_the_empty_cup_it_looks_like_is_read_by_its_glint(monkeyp
     assert observed.board is not None
     assert all(observed.board[sq] in (board[sq], UNKNOWN) for sq in on_board)
     assert sum(observed.board[sq] is UNKNOWN for sq in on_board) == 1
+
+
+def test_calibration_measures_a_strong_lens_and_reads_the_game_through_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scene 3025, an 8x8 board from nearly straight down through a strong barrel lens: no homography lies within a
+    # tenth of a cell of every cup. Calibration measures the lens from the board's edges and straightens every
+    # frame by it; the game frame is then read exactly, its corners given where the picture shows them.
+    from rolit.calibration import reader as reader_module
+    from rolit.calibration.bench import _score
+    from rolit.vision.lens import Lens
+
+    from helpers import renderer_lens
+
+    variant, board, params = unseen_scene(3025)
+    start, start_truth = render(Position.start(variant).board(), params, variant=variant)
+    game, truth = render(board, params, variant=variant)
+    profile = calibrate(start, variant)
+    assert abs(profile.lens - renderer_lens(params)) < 0.03
+    lens = Lens(profile.lens, params.size)
+    assert grids_apart(lens.to_picture(profile.seen_corners), start_truth.corners, 8) < 0.1
+    observed = BoardReader(variant, profile=Profile.from_json(profile.to_json())).read(game)
+    assert observed.board is not None and observed.corners is not None
+    assert grids_apart(observed.corners, truth.corners, 8) < 0.1
+    counts = _score(observed.board, observed.corners, truth, profile.rotation)
+    assert counts["wrong"] == 0 and counts["unknown"] == 0
+    # Without the lens the far cups are read off their centres, and some not at all.
+    monkeypatch.setattr(reader_module, "measure_lens", lambda image, corners, n: None)
+    unbent = calibrate(start, variant)
+    assert unbent.lens == 0.0
+    observed = BoardReader(variant, profile=unbent).read(game)
+    assert observed.board is not None
+    assert _score(observed.board, observed.corners, truth, unbent.rotation)["unknown"] > 0
+
+
+def test_corners_given_by_hand_are_of_the_picture_as_the_camera_shows_it() -> None:
+    image, truth = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    reader = BoardReader("quick6", profile=Profile("quick6", lens=-0.15))
+    reader.set_manual_corners(truth.corners)
+    observed = reader.read(image)
+    assert observed.corners is not None and reader.profile.corners is not None
+    assert np.abs(np.asarray(observed.corners) - np.asarray(truth.corners)).max() < 1e-6
+    assert "straighten" in observed.timings
+
+
+def test_a_lens_straightens_only_round_the_grid_followed_until_it_is_lost() -> None:
+    from rolit.calibration.reader import WEAK_FRAMES
+
+    first, truth = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    moved, moved_truth = render(Position.start("quick6").board(), DEMO_PARAMS.nudged(0.0, 40.0, 0.0), variant="quick6")
+    whole = BoardReader("quick6", profile=Profile("quick6", lens=-0.1)).read(first)
+    reader = BoardReader("quick6", profile=Profile("quick6", lens=-0.1))
+    reader.read(first)
+    followed = reader.read(first)
+    assert reader._partial and followed.board == whole.board == truth.board
+    assert np.abs(np.asarray(followed.corners) - np.asarray(whole.corners)).max() < 0.5
+    # The board turned by 40 degrees: the grid followed is lost, and the whole picture searched.
+    searched = 0
+    for _ in range(WEAK_FRAMES + 2):
+        observed = reader.read(moved)
+        searched += not reader._partial
+    afresh = BoardReader("quick6", profile=Profile("quick6", lens=-0.1)).read(moved)
+    assert searched >= 1 and observed.board == afresh.board
+    assert grids_apart(observed.corners, moved_truth.corners, 6) < 0.2
