@@ -228,8 +228,8 @@ def read_scene(
         scene["calibration_placed"] = profile.seen_placed_by
         if profile.seen_corners is not None:
             lens = Lens(profile.lens, size)
-            scene["calibration_grid"] = grids_apart(lens.to_picture(profile.seen_corners), start_truth.corners, n)
-            scene["calibration_cups"] = cups_apart(profile.seen_corners, start_truth, n, lens)
+            scene["calibration_grid"] = grids_apart(profile.seen_corners, start_truth.corners, n)
+            scene["calibration_cups"] = cups_apart(lens.to_straight(profile.seen_corners), start_truth, n, lens)
     except CalibrationError:
         scene["calibration_refused"] = True
     if calibration_only:

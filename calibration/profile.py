@@ -73,9 +73,9 @@ class Profile:
     of :data:`PLACED_BY`; empty when not known): on development scenes, nearly
     every cell read wrong was on a board whose grid nothing but its outline
     placed. ``lens`` is the camera's lens measured at calibration (see
-    :class:`rolit.vision.lens.Lens`; 0 for none): ``seen_corners`` and
-    ``seen_view`` are of the picture straightened by it, ``corners`` (given
-    by hand) of the picture as the camera shows it.
+    :class:`rolit.vision.lens.Lens`; 0 for none): ``seen_view`` is of the
+    picture straightened by it, ``seen_corners`` and ``corners`` (given by
+    hand) of the picture as the camera shows it.
     """
 
     variant: str = "classic"

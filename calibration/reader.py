@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import cv2
 import numpy as np
@@ -340,6 +341,7 @@ class BoardReader:
         self.last_timings: dict[str, float] = {}
         self._straightening = 0.0  # seconds the last frame took to straighten (see straightened)
         self._partial = False  # only the picture round the grid followed is straightened (see _followed_box)
+        self._seen_straight: tuple[Any, list[list[float]]] | None = None  # see _seen_corners
         self._shape: tuple[int, int] | None = None
         self._refound = False  # the next grid found counts as moved (the picture changed size)
         # Where the picture round the calibration grid was when the grid followed was taken up.
@@ -465,7 +467,7 @@ class BoardReader:
         Such a grid lies as near the cups as calibration's own, however barely the lattice locks on in the frame
         (a full board from low down): the frame's quality does not judge it.
         """
-        seen = self.profile.seen_corners
+        seen = self._seen_corners()
         return (
             # Only a grid the lines or the rims placed is ever held (see _holds).
             self._held and self._weak == 0 and seen is not None
@@ -512,7 +514,7 @@ class BoardReader:
 
     def _still(self, registration: Registration | None) -> bool:
         """Whether ``registration`` finds the picture round the calibration grid where it was then."""
-        seen = self.profile.seen_corners
+        seen = self._seen_corners()
         if registration is None or seen is None:
             return False
         return cells_apart(np.asarray(seen, np.float64), registration.corners, self.variant.size) < STILL
@@ -526,12 +528,12 @@ class BoardReader:
 
     def _calibration_grid(self, quality: float, score: float) -> GridFit:
         """The grid seen at calibration, as it is, scored as given."""
-        seen = np.asarray(self.profile.seen_corners, np.float64)
+        seen = np.asarray(self._seen_corners(), np.float64)
         return GridFit(seen, grid_homography(seen, self.variant.size), quality, score)
 
     def _register(self, image: U8) -> Registration | None:
         """Where the picture round the grid at calibration is in ``image`` (``None``: not there, or no picture)."""
-        view, seen = self.profile.seen_view, self.profile.seen_corners
+        view, seen = self.profile.seen_view, self._seen_corners()
         if view is None or seen is None or not self.profile.calibrated:
             return None
         return register(view, image, np.asarray(seen, np.float64), self.variant.size)
@@ -547,7 +549,7 @@ class BoardReader:
         """
         if registration is None:
             return False
-        before = self._registration.corners if self._registration is not None else self.profile.seen_corners
+        before = self._registration.corners if self._registration is not None else self._seen_corners()
         return cells_apart(np.asarray(before, np.float64), registration.corners, self.variant.size) > CAMERA_MOVED
 
     def _seen_grid(
@@ -572,9 +574,9 @@ class BoardReader:
         """
         n = self.variant.size
         held = self._holds(registration)
-        if not self.profile.calibrated or self.profile.seen_corners is None:
+        if not self.profile.calibrated or self._seen_corners() is None:
             return None, None, held
-        seen = np.asarray(self.profile.seen_corners, np.float64)
+        seen = np.asarray(self._seen_corners(), np.float64)
         start = registration.corners if registration is not None else seen
         tracked = self.locator.track(image, start)
         locked = tracked is not None and tracked.score >= SEEN_ACCEPT
@@ -667,6 +669,17 @@ class BoardReader:
             return None
         return Lens(self.profile.lens, (self._shape[1], self._shape[0]))
 
+    def _seen_corners(self) -> list[list[float]] | None:
+        """The grid seen at calibration in the frames read now (straightened by the profile's lens; the profile
+        keeps it as the camera showed it)."""
+        seen, lens = self.profile.seen_corners, self._lens()
+        if seen is None or lens is None:
+            return seen
+        key = (lens, [list(c) for c in seen])
+        if self._seen_straight is None or self._seen_straight[0] != key:
+            self._seen_straight = (key, lens.to_straight(seen).tolist())
+        return self._seen_straight[1]
+
     def _readings(self, frame: U8) -> tuple[U8, tuple[GridFit, CellSamples, F64, bool] | None]:
         """:meth:`readings` of ``frame``, and the picture (``frame`` straightened) they are of."""
         box = self._followed_box()
@@ -750,7 +763,7 @@ class BoardReader:
         moved by about a cell and no more, and not turned at all, would be read
         a cell out; the referee then sees a position that does not follow.
         """
-        seen = self.profile.seen_corners
+        seen = self._seen_corners()
         if seen is None or self._manual is not None or not self.profile.calibrated:
             return fit
         ref = np.asarray(seen, np.float64)
@@ -772,7 +785,7 @@ class BoardReader:
         board turned near 45 degrees that choice can flip between frames, which
         would turn the board and the profile's per-cell references with it.
         """
-        seen = self.profile.seen_corners
+        seen = self._seen_corners()
         if seen is None:
             return fit
         ref = np.asarray(seen, np.float64)
@@ -948,7 +961,13 @@ def calibrate(
                  k, straight.seen_placed_by or "search", seen.seen_placed_by)
         return seen
     log.info("calibration: the picture straightened by the lens measured (%.3f)", k)
-    straight.lens, straight.corners = k, corners
+    # The profile keeps its grids as the camera shows them (corners given moved onto the printed lines, where
+    # they were); the picture round the grid is the straightened one's, as registration reads it.
+    straight.lens = k
+    if straight.corners is not None:
+        straight.corners = lens.to_picture(straight.corners).tolist()
+    if straight.seen_corners is not None:
+        straight.seen_corners = lens.to_picture(straight.seen_corners).tolist()
     return straight
 
 
