@@ -30,7 +30,7 @@ from rolit.vision.cover import covered_cells, free_points, plastic_unseen, sprea
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
 from rolit.vision.glints import glints
 from rolit.vision.gridlines import grown_on_lines, on_lines
-from rolit.vision.lattice import PAD, cell_centres, scaled, shifted
+from rolit.vision.lattice import cell_centres, scaled, shifted
 from rolit.vision.lens import Lens
 from rolit.vision.locate import (
     OUTLINE_QUALITY,
@@ -656,7 +656,8 @@ class BoardReader:
             return None
         n = self.variant.size
         pitch = float(np.max(np.linalg.norm(anchor.corners - np.roll(anchor.corners, 1, axis=0), axis=1))) / n
-        margin = (PAD + 2) * pitch
+        # Locator.track looks a cell beyond the grid (its crop is wider), cover and glints within it.
+        margin = TRACKED_MARGIN * pitch
         lo, hi = anchor.corners.min(axis=0) - margin, anchor.corners.max(axis=0) + margin
         if view is not None:
             lo = np.minimum(lo, view.box[:2])
@@ -971,6 +972,8 @@ def calibrate(
     return straight
 
 
+# Cells round the grid followed (at the pitch of its longest side) straightened while it is followed.
+TRACKED_MARGIN = 2.0
 # The weakest lens (see rolit.vision.lens) calibration straightens pictures by.
 LENS_LEAST = 0.02
 # How surely each of PLACED_BY places a grid: the straightened picture's calibration is taken only where its grid

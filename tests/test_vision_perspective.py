@@ -11,6 +11,15 @@ from rolit.vision.locate import cells_apart
 from helpers import bent, grids_apart, start_scene, unseen_scene
 
 
+@pytest.fixture(autouse=True)
+def _no_lens_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calibration here measures no lens: these tests put its grid on the cups of the picture as it is, and
+    compare it with the homography through the true cups there (tests/test_vision_plumbline.py measures it)."""
+    from rolit.calibration import reader
+
+    monkeypatch.setattr(reader, "measure_lens", lambda image, corners, n: None)
+
+
 @pytest.mark.parametrize("k", [65, 192])  # start positions on boards with cups and no printed lines
 def test_a_grid_whose_perspective_is_out_is_moved_onto_the_cups(k: int) -> None:
     image, truth, n = start_scene(k)

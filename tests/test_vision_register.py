@@ -25,6 +25,15 @@ def _cells_apart(a: Any, b: Any, n: int) -> float:
     return float(np.max(np.linalg.norm(np.asarray(a) - b, axis=1))) / pitch
 
 
+
+@pytest.fixture(autouse=True)
+def _no_lens_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calibration here measures no lens: these tests register frames as the camera shows them (a profile with a
+    lens keeps the picture round its grid straightened, as its reader registers it)."""
+    from rolit.calibration import reader
+
+    monkeypatch.setattr(reader, "measure_lens", lambda image, corners, n: None)
+
 @cache
 def _scene(k: int) -> tuple[Any, ...]:
     """Scene ``k``'s start position, its game with the camera bumped after, and the true grid in each."""
