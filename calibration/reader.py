@@ -19,7 +19,6 @@ import math
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 import cv2
 import numpy as np
@@ -339,9 +338,7 @@ class BoardReader:
         )
         self.last_features: F64 | None = None
         self.last_timings: dict[str, float] = {}
-        self._straightening = 0.0  # seconds the last frame took to straighten (see straightened)
         self._partial = False  # only the picture round the grid followed is straightened (see _followed_box)
-        self._seen_straight: tuple[Any, list[list[float]]] | None = None  # see _seen_corners
         self._shape: tuple[int, int] | None = None
         self._refound = False  # the next grid found counts as moved (the picture changed size)
         # Where the picture round the calibration grid was when the grid followed was taken up.
@@ -638,12 +635,7 @@ class BoardReader:
                 self._refound = True
             self._shape = (int(image.shape[0]), int(image.shape[1]))
         lens = self._lens()
-        if lens is None:
-            return image
-        t0 = time.perf_counter()
-        straight = lens.straighten(image, box)
-        self._straightening = time.perf_counter() - t0
-        return straight
+        return image if lens is None else lens.straighten(image, box)
 
     def _followed_box(self) -> tuple[int, int, int, int] | None:
         """The part of the picture that following the grid looks at (``None``: the whole picture, or no lens).
@@ -676,17 +668,15 @@ class BoardReader:
         seen, lens = self.profile.seen_corners, self._lens()
         if seen is None or lens is None:
             return seen
-        key = (lens, [list(c) for c in seen])
-        if self._seen_straight is None or self._seen_straight[0] != key:
-            self._seen_straight = (key, lens.to_straight(seen).tolist())
-        return self._seen_straight[1]
+        straight: list[list[float]] = lens.to_straight(seen).tolist()
+        return straight
 
     def _readings(self, frame: U8) -> tuple[U8, tuple[GridFit, CellSamples, F64, bool] | None]:
         """:meth:`readings` of ``frame``, and the picture (``frame`` straightened) they are of."""
         box = self._followed_box()
-        self._straightening = 0.0
+        start = time.perf_counter()
         image = self.straightened(frame, box)
-        straightening, again = self._straightening, 0.0
+        straightening, again = time.perf_counter() - start, 0.0
         previous = self._corners
         t0 = time.perf_counter()
         self._partial = box is not None
@@ -695,8 +685,9 @@ class BoardReader:
         except _WholePictureNeeded:
             # The grid followed is lost: the whole picture is searched.
             self._partial = False
+            start = time.perf_counter()
             image = self.straightened(frame)
-            again = self._straightening
+            again = time.perf_counter() - start
             fit = self.locate(image)
         t1 = time.perf_counter()
         self.last_timings = {"straighten": straightening + again} if self._lens() is not None else {}
