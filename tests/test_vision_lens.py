@@ -73,3 +73,16 @@ def test_no_lens_leaves_the_picture_alone_and_a_lens_is_for_one_picture_size() -
     assert Lens(0.0, (640, 360)).straighten(picture) is picture
     with pytest.raises(ValueError, match="640x360 pictures, not 1280x720"):
         Lens(-0.1, (640, 360)).straighten(np.zeros((720, 1280, 3), np.uint8))
+
+
+@pytest.mark.parametrize("box", [(100, 50, 500, 300), (-40, -10, 200, 400), (600, 300, 900, 500), (300, 200, 300, 250)])
+def test_a_box_is_straightened_as_the_whole_picture_is_and_the_rest_left_black(box: tuple[int, int, int, int]) -> None:
+    picture = np.random.default_rng(5).integers(0, 256, (360, 640, 3), np.uint8)
+    lens = Lens(-0.2, (640, 360))
+    whole, part = lens.straighten(picture), lens.straighten(picture, box)
+    x0, y0, x1, y1 = max(0, box[0]), max(0, box[1]), min(640, box[2]), min(360, box[3])
+    inside = np.zeros((360, 640), bool)
+    inside[y0:y1, x0:x1] = True
+    assert part.shape == picture.shape
+    assert np.array_equal(part[inside], whole[inside])
+    assert not part[~inside].any()

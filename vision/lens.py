@@ -88,8 +88,9 @@ class Lens:
         x0, y0, x1, y1 = max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])
         part: U8 = np.zeros(image.shape, np.uint8)  # calloc'd: the pages left black cost nothing
         if x1 > x0 and y1 > y0:
-            part[y0:y1, x0:x1] = cv2.remap(image, xy[y0:y1, x0:x1], frac[y0:y1, x0:x1], cv2.INTER_LINEAR,
-                                           borderMode=cv2.BORDER_CONSTANT)
+            # Straight into the part (no copy of it): a third of the time for a board seen large.
+            cv2.remap(image, xy[y0:y1, x0:x1], frac[y0:y1, x0:x1], cv2.INTER_LINEAR, dst=part[y0:y1, x0:x1],
+                      borderMode=cv2.BORDER_CONSTANT)
         return part
 
 
