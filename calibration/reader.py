@@ -565,9 +565,10 @@ class BoardReader:
         """
         n = self.variant.size
         held = self._holds(registration)
-        if not self.profile.calibrated or self._seen_corners() is None:
+        seen_corners = self._seen_corners()
+        if not self.profile.calibrated or seen_corners is None:
             return None, None, held
-        seen = np.asarray(self._seen_corners(), np.float64)
+        seen = np.asarray(seen_corners, np.float64)
         start = registration.corners if registration is not None else seen
         tracked = self.locator.track(image, start)
         locked = tracked is not None and tracked.score >= SEEN_ACCEPT
