@@ -27,7 +27,7 @@ import numpy.typing as npt
 from rolit.engine import UNKNOWN, Board, Cell, Position, Square, Variant, get_variant, square_name
 from rolit.vision.cover import covered_cells, free_points, plastic_unseen, spread
 from rolit.vision.features import CellSamples, features_from_lab, sample_cells
-from rolit.vision.glints import glints
+from rolit.vision.glints import glints, seen_on_balls_behind
 from rolit.vision.gridlines import grown_on_lines, on_lines
 from rolit.vision.lattice import cell_centres, scaled, shifted
 from rolit.vision.lens import Lens
@@ -239,6 +239,33 @@ def trusted_by_glints(image: U8, fit: GridFit, probs: F64, reading: Reading) -> 
     labels = np.where(ball, colour, reading.labels)
     confidence = np.where(ball, of_colour, reading.confidence)
     return Reading(labels, confidence, reading.known | trusted)
+
+
+def doubted_by_glints(image: U8, fit: GridFit, reading: Reading) -> Reading:
+    """``reading`` with a ball read surely left unknown where its top was read on the ball behind it (see
+    :func:`~rolit.vision.glints.seen_on_balls_behind`) and no glint stands where a ball in the cell would show one.
+
+    From low down the line of sight past an empty cup runs on into the ball behind it, and where it meets that
+    ball's side in one colour the models read a ball of it surely (development 3023, 3167, 3331: empty cups read as
+    the ball behind at 99.3-100%). That ball shows its own glint a cell further on. As for
+    :func:`trusted_by_glints`, only on a grid near the cups and with no hand read anywhere.
+    """
+    n = math.isqrt(len(reading.labels))
+    if np.any(reading.labels == HIDDEN):
+        return reading
+    balls = reading.known & (reading.labels != EMPTY)
+    size = (image.shape[1], image.shape[0])
+    behind = balls & seen_on_balls_behind(fit.homography, size, n, balls)
+    if not behind.any():
+        return reading
+    found = glints(image, fit.homography, n, balls, behind, least=True)
+    if found is None:
+        return reading
+    doubted = behind & found.none_there()
+    if doubted.any():
+        log.debug("cells %s read as balls show the ball behind them, with no glint of their own",
+                  np.flatnonzero(doubted).tolist())
+    return Reading(reading.labels, reading.confidence, reading.known & ~doubted)
 
 
 # Trusted by the glints (see trusted_by_glints): an empty cup read empty at least GLINT_EMPTY, and a ball whose colour
@@ -804,7 +831,7 @@ class BoardReader:
                 trusted[GREY] = min(threshold, GREY_TRUSTED)
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, trusted)), n)
             if self.profile.seen_exactly and not weak:
-                reading = trusted_by_glints(image, fit, probs, reading)
+                reading = doubted_by_glints(image, fit, trusted_by_glints(image, fit, probs, reading))
         else:
             probs = self.model.probabilities(features, self.variant)
             # Uncalibrated, a little chance of a hand also marks what is no cup at all (the table, read by a
@@ -814,7 +841,7 @@ class BoardReader:
                 probs = without_stray_hands(probs, n)
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, threshold)), n)
             if fit.quality >= SURE_GRID:
-                reading = trusted_by_glints(image, fit, probs, reading)
+                reading = doubted_by_glints(image, fit, trusted_by_glints(image, fit, probs, reading))
         if self._doubtful:
             reading = Reading(reading.labels, reading.confidence, np.zeros_like(reading.known))
         t3 = time.perf_counter()

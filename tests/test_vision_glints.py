@@ -9,7 +9,7 @@ import pytest
 
 from rolit.calibration.bench import _truth_cells, draw_scene
 from rolit.vision import glints as glints_module
-from rolit.vision.glints import glints
+from rolit.vision.glints import glints, seen_on_balls_behind
 from rolit.vision.lattice import grid_homography
 from rolit.vision.synthetic.renderer import render
 
@@ -44,6 +44,19 @@ def test_the_lamp_found_on_the_balls_puts_their_glints_on_them_and_none_on_the_c
     assert not found.none_there()[balls].any()
 
 
+def test_the_glint_on_a_yellow_ball_is_seen_in_the_least_channel() -> None:
+    # Scene 3223, 38 degrees up: on a yellow ball the lamp hardly brightens the grey level (yellow is nearly as
+    # bright), but it does its least channel, blue.
+    image, homography, n, balls = _game_frame(3223)
+    found = glints(image, homography, n, balls, np.ones(n * n, bool), least=True)
+    assert found is not None
+    assert found.one_there()[balls].mean() >= 0.9
+    assert not found.none_there()[balls].any()
+    # On the grey level, none of its 6 yellow balls shows a glint where the lamp puts it.
+    grey = glints(image, homography, n, balls, np.ones(n * n, bool))
+    assert grey is not None and grey.none_there()[balls].sum() >= 6
+
+
 def test_a_lamp_turned_round_puts_the_glints_off_the_balls(monkeypatch: pytest.MonkeyPatch) -> None:
     image, homography, n, balls = _game_frame(297)
     lamp = glints_module._lamp
@@ -72,3 +85,14 @@ def test_no_lamp_without_glints_or_without_balls() -> None:
     few[np.flatnonzero(balls)[: glints_module.LEAST_BALLS - 1]] = True
     assert glints(image, homography, n, few, everything) is None
     assert glints(image, homography, n, balls, np.zeros(n * n, bool)) is None
+
+
+def test_from_low_down_empty_cups_are_seen_on_the_balls_behind_them_and_from_high_up_not() -> None:
+    image, homography, n, balls = _game_frame(3023)  # 31 degrees up
+    size = (image.shape[1], image.shape[0])
+    low = seen_on_balls_behind(homography, size, n, balls)
+    assert low[~balls].sum() >= 6
+    # Only a ball read in the cell behind hides a cup so.
+    assert not seen_on_balls_behind(homography, size, n, np.zeros(n * n, bool)).any()
+    image, homography, n, balls = _game_frame(10)  # nearly straight down
+    assert not seen_on_balls_behind(homography, (image.shape[1], image.shape[0]), n, balls).any()

@@ -17,7 +17,11 @@ of those directions is the lamp's, when most of them agree with it (with two
 lamps a ball's brightest spot may be either's).
 
 Glints are bright spots narrower than a ball (a morphological top-hat of the
-grey level), so a lit cup's broad shading is not one.
+grey level), so a lit cup's broad shading is not one. The lamp is white, and on
+a yellow ball (nearly as bright as white in grey) it brightens the grey level
+little and the blue channel much: where a ball's glint must not be missed, it
+is looked for in each pixel's least channel. There a white board's plastic
+between its cups shows narrow bright spots too.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import numpy.typing as npt
 from .lattice import cell_centres
 from .pose import BALL_CENTRE_HEIGHT, BALL_RADIUS, Pose
 
-__all__ = ["Glints", "glints"]
+__all__ = ["Glints", "glints", "seen_on_balls_behind"]
 
 F64 = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
@@ -73,15 +77,22 @@ class Glints:
         return np.asarray((self.apart <= GLINT_NEAR) & (self.there >= GLINT_BRIGHT), bool)
 
 
-def _spot_map(image: npt.NDArray[Any], box: tuple[int, int, int, int], radius: float) -> F64:
+def _spot_map(image: npt.NDArray[Any], box: tuple[int, int, int, int], radius: float, least: bool = False) -> F64:
     """Bright spots narrower than :data:`SPOT_WIDTH` ball radii in ``image[y0:y1, x0:x1]`` (``box``: x0, y0, x1, y1):
-    the grey level less its morphological opening, smoothed a little against noise."""
+    the grey level (with ``least``, each pixel's least channel) less its morphological opening, smoothed a little
+    against noise."""
     x0, y0, x1, y1 = box
-    grey = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    part = image[y0:y1, x0:x1]
+    if least:
+        level = cv2.min(cv2.min(part[:, :, 0], part[:, :, 1]), part[:, :, 2])  # numpy's min: 20x slower
+    else:
+        level = cv2.cvtColor(np.ascontiguousarray(part), cv2.COLOR_BGR2GRAY)
+    flat = level.astype(np.float32)
     width = max(3, round(SPOT_WIDTH * radius) | 1)
     # A square window: OpenCV opens with one far faster than with a disc, and a glint is as narrow either way.
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (width, width))
-    return np.asarray(cv2.GaussianBlur(grey - cv2.morphologyEx(grey, cv2.MORPH_OPEN, kernel), (0, 0), 1.0), np.float64)
+    spots = cv2.GaussianBlur(flat - cv2.morphologyEx(flat, cv2.MORPH_OPEN, kernel), (0, 0), 1.0)
+    return np.asarray(spots, np.float64)
 
 
 def _brightest(spots: F64, origin: tuple[int, int], centres: F64, radii: F64) -> tuple[F64, F64]:
@@ -139,12 +150,15 @@ def _lamp(pose: Pose, centres: F64, spots_at: F64) -> F64 | None:
     return np.asarray(lamp, np.float64)
 
 
-def glints(image: npt.NDArray[Any], homography: F64, n: int, balls: Bools, cells: Bools) -> Glints | None:
+def glints(
+    image: npt.NDArray[Any], homography: F64, n: int, balls: Bools, cells: Bools, least: bool = False
+) -> Glints | None:
     """Where a ball's glint would stand in each of ``cells`` (an n x n grid, row-major), from the lamp the
     ``balls`` (cells read surely as balls) show, and what stands there; ``None`` when they show no lamp (see the
     module's docstring), or glints too faint to tell by (:data:`FAINTEST`).
 
-    Only ``cells`` are measured; the others read 0 and infinitely far.
+    Only ``cells`` are measured; the others read 0 and infinitely far. With ``least`` glints are looked for in each
+    pixel's least channel rather than the grey level (see the module's docstring).
     """
     if not cells.any() or balls.sum() < LEAST_BALLS:
         return None
@@ -161,7 +175,7 @@ def glints(image: npt.NDArray[Any], homography: F64, n: int, balls: Bools, cells
     box = int(x0), int(y0), min(image.shape[1], int(x1) + 1), min(image.shape[0], int(y1) + 1)
     if box[2] - box[0] < 3 or box[3] - box[1] < 3:
         return None
-    spots = _spot_map(image, box, float(np.median(radii[wanted])))
+    spots = _spot_map(image, box, float(np.median(radii[wanted])), least)
     brightest, bright = _brightest(spots, box[:2], at, np.where(wanted, DISC * radii, 0.0))
     lit = balls & np.isfinite(brightest).all(axis=1)
     reference = float(np.median(bright[lit])) if lit.any() else 0.0
@@ -176,3 +190,28 @@ def glints(image: npt.NDArray[Any], homography: F64, n: int, balls: Bools, cells
     _, there = _brightest(spots, box[:2], expected, np.where(cells, AT_GLINT * radii, 0.0))
     apart = np.hypot(*(brightest - expected).T) / radii
     return Glints(np.where(cells, there / reference, 0.0), np.where(cells & np.isfinite(apart), apart, np.inf))
+
+
+def seen_on_balls_behind(homography: F64, size: tuple[int, int], n: int, balls: Bools) -> Bools:
+    """The cells of an n x n grid (row-major) where a ball's top is read on another cell's ball: the point read
+    (:meth:`~rolit.vision.pose.Pose.visible_tops`) lies within the disc of one of ``balls`` in a cell beside it,
+    further from the camera. From low down an empty cup is seen so, and the colour read there is that ball's."""
+    pose = Pose.from_homography(homography, size)
+    g = cell_centres(n)
+    centres = np.c_[g, np.full(len(g), BALL_CENTRE_HEIGHT)]
+    tops = pose.project(pose.visible_tops(g))
+    at = pose.project(centres)
+    radii = pose.ball_radius_px(centres)
+    far = np.linalg.norm(centres - pose.centre[None, :], axis=1)
+    grid = np.arange(n * n).reshape(n, n)
+    out = np.zeros(n * n, bool)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if not dy and not dx:
+                continue
+            here = grid[max(0, -dy) : n - max(0, dy), max(0, -dx) : n - max(0, dx)].ravel()
+            there = here + dy * n + dx
+            on = balls[there] & (far[there] > far[here])
+            on &= np.hypot(*(tops[here] - at[there]).T) < radii[there]
+            out[here[on]] = True
+    return out
