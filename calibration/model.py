@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -209,13 +210,13 @@ class ColourModel:
     def probabilities(self, features: F64, variant: Variant | str) -> F64:
         """Cells x 7 label probabilities, with colours outside the edition's palette removed."""
         v = get_variant(variant)
-        raw = fast_predict_proba(self.classifier, features)
-        probs = np.zeros((len(features), len(LABELS)))
-        probs[:, self.classes] = raw
         allowed = np.zeros(len(LABELS), bool)
         allowed[[EMPTY, HIDDEN]] = True
         for colour in v.colours:
             allowed[int(colour) + 1] = True
+        raw = fast_predict_proba(self.classifier, features, set(np.flatnonzero(allowed).tolist()))
+        probs = np.zeros((len(features), len(LABELS)))
+        probs[:, self.classes] = raw
         probs[:, ~allowed] = 0.0
         total = probs.sum(axis=1, keepdims=True)
         return np.asarray(probs / np.where(total > 0, total, 1.0), np.float64)
@@ -248,8 +249,12 @@ class _Forest:
     offsets: npt.NDArray[np.intp]  # per feature: its first row in ``table``
     table: npt.NDArray[np.unsignedinteger[Any]]  # rows x trees: the leaves still possible (bit i: leaf i)
     leaves: F64  # trees x leaves: the leaves' values, left to right
-    outputs: int  # raw outputs (one per class; the trees go through them in turn, an iteration at a time)
+    outputs: int  # raw outputs (one per class)
     baseline: F64  # (1, outputs)
+    # The trees are laid out an output at a time (every iteration's tree of the first output in ``order``,
+    # then the next's), so that the trees of the outputs a frame needs are runs of columns (see _output_order).
+    order: tuple[int, ...]
+    rounds: int  # trees per output
 
 
 _forests: weakref.WeakKeyDictionary[Any, tuple[Any, _Forest | None]] = weakref.WeakKeyDictionary()
@@ -297,7 +302,10 @@ def _compile(clf: Any) -> _Forest | None:
         n_features = int(clf.n_features_in_)
         outputs = len(predictors[0])
         baseline = np.asarray(clf._baseline_prediction, np.float64).reshape(1, outputs)
-        trees = [(k, p.nodes) for iteration in predictors for k, p in enumerate(iteration)]
+        order = _output_order([int(c) for c in clf.classes_], outputs)
+        if any(len(iteration) != outputs for iteration in predictors):
+            return None
+        trees = [(k, iteration[k].nodes) for k in order for iteration in predictors]
     except (AttributeError, IndexError, TypeError, ValueError):
         return None
     if not trees or getattr(clf, "_preprocessor", None) is not None or not hasattr(clf, "_loss"):
@@ -346,9 +354,25 @@ def _compile(clf: Any) -> _Forest | None:
     leaves = np.zeros((count, width))
     for t, values in enumerate(leaf_values):
         leaves[t, : len(values)] = values
-    if any(k != t % outputs for t, (k, _) in enumerate(trees)):
-        return None
-    return _Forest(cuts, np.array(offsets, np.intp), np.concatenate(tables), leaves, outputs, baseline)
+    return _Forest(
+        cuts, np.array(offsets, np.intp), np.concatenate(tables), leaves, outputs, baseline, order, len(predictors)
+    )
+
+
+# Labels some edition has no ball of (blue: Junior; grey: all but Junior): their outputs' trees go last, so that
+# an edition's outputs are one run of the table's columns, or two (see _Forest.order).
+_LABELS_LAST = (4, 5)
+
+
+def _output_order(classes: list[int], outputs: int) -> tuple[int, ...]:
+    """The outputs in the order the table lays their trees out: those of :data:`_LABELS_LAST` last.
+
+    >>> _output_order([0, 1, 2, 3, 4, 5, 6], 7), _output_order([0, 1], 1)
+    ((0, 1, 2, 3, 6, 4, 5), (0,))
+    """
+    if outputs != len(classes):  # one output for two classes (a binary classifier)
+        return tuple(range(outputs))
+    return tuple(sorted(range(outputs), key=lambda k: (classes[k] in _LABELS_LAST, k)))
 
 
 def _forest(clf: Any) -> _Forest | None:
@@ -365,9 +389,13 @@ def _forest(clf: Any) -> _Forest | None:
         return cached[1]
 
 
-def fast_predict_proba(clf: Any, features: npt.ArrayLike) -> F64:
+def fast_predict_proba(clf: Any, features: npt.ArrayLike, classes: Collection[int] | None = None) -> F64:
     """``clf.predict_proba(features)`` for a fitted ``HistGradientBoostingClassifier``, the same to rounding,
     about ten times faster on a frame's few dozen readings (see :class:`_Forest`).
+
+    With ``classes`` (of ``clf.classes_``) the probabilities are those among these classes alone, the others
+    0: ``predict_proba`` renormalised over them, the same to rounding. The other classes' trees are not walked
+    (a colour the edition has no ball of; a seventh of the trees for every edition).
 
     Missing values (NaN) go the way each split learnt. Classifiers whose trees
     are not plain numeric splits (categorical features, more than 64 leaves a
@@ -378,24 +406,57 @@ def fast_predict_proba(clf: Any, features: npt.ArrayLike) -> F64:
     x = np.asarray(features)
     if forest is None or x.ndim != 2 or x.shape[1] != len(forest.cuts) or not np.issubdtype(x.dtype, np.number):
         with _one_thread():
-            return np.asarray(clf.predict_proba(features), np.float64)
+            return _among(clf, np.asarray(clf.predict_proba(features), np.float64), classes)
     x = np.asarray(x, np.float64)
     rows = np.empty((len(x), x.shape[1]), np.intp)
     for f, cut in enumerate(forest.cuts):
         column = x[:, f]
         place = np.searchsorted(cut, column)  # how many thresholds lie below: the splits that go right
         rows[:, f] = np.where(np.isnan(column), len(cut) + 1, place) + forest.offsets[f]
-    left = forest.table[rows[:, 0]]
-    for f in range(1, x.shape[1]):
-        left &= forest.table[rows[:, f]]
+    if forest.outputs == 1:  # one output for two classes
+        raw = _raw_scores(forest, rows, 0, forest.rounds)
+        return _among(clf, np.asarray(clf._loss.predict_proba(raw + forest.baseline), np.float64), classes)
+    labels = [int(c) for c in clf.classes_]
+    wanted = [classes is None or labels[k] in classes for k in forest.order]
+    # A class left out scores minus infinity: its probability is 0, and the others' those among themselves.
+    raw = np.full((len(x), forest.outputs), -np.inf)
+    for first, end in _runs(wanted):
+        raw[:, forest.order[first:end]] = _raw_scores(forest, rows, first * forest.rounds, end * forest.rounds)
+    return np.asarray(clf._loss.predict_proba(raw + forest.baseline), np.float64)
+
+
+def _among(clf: Any, probs: F64, classes: Collection[int] | None) -> F64:
+    """``probs`` (of ``clf.classes_``) renormalised over ``classes``, the others 0 (as they are without)."""
+    if classes is None:
+        return probs
+    probs[:, [int(c) not in classes for c in clf.classes_]] = 0.0
+    total = probs.sum(axis=1, keepdims=True)
+    return np.asarray(probs / np.where(total > 0, total, 1.0), np.float64)
+
+
+def _runs(wanted: list[bool]) -> list[tuple[int, int]]:
+    """The runs (first, end) of True in ``wanted``.
+
+    >>> _runs([True, True, False, True]), _runs([False])
+    ([(0, 2), (3, 4)], [])
+    """
+    edges = np.diff(np.concatenate([[0], np.asarray(wanted, np.int8), [0]]))
+    return [(int(a), int(b)) for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True)]
+
+
+def _raw_scores(forest: _Forest, rows: npt.NDArray[np.intp], first: int, end: int) -> F64:
+    """Readings x outputs: the sums of the trees in the table's columns ``first`` to ``end`` (whole outputs),
+    for the readings whose rows of the table are ``rows`` (readings x features)."""
+    left = forest.table[rows[:, 0], first:end]
+    for f in range(1, rows.shape[1]):
+        left &= forest.table[rows[:, f], first:end]
     # The leftmost leaf left: the lowest bit set (its power of two, exact in a float, gives its place).
     lowest = left & (~left + left.dtype.type(1))
     leaf = np.frexp(lowest.astype(np.float64))[1] - 1
-    values = forest.leaves[np.arange(forest.leaves.shape[0]), leaf]
-    # Each iteration's trees, one per output in turn (a sum, not a product: BLAS would share so small a
-    # product between threads, and on a busy machine wait for them).
-    raw = values.reshape(len(x), -1, forest.outputs).sum(axis=1) + forest.baseline
-    return np.asarray(clf._loss.predict_proba(raw), np.float64)
+    values = forest.leaves[np.arange(first, end), leaf]
+    # Each output's trees in a row (a sum, not a product: BLAS would share so small a product between
+    # threads, and on a busy machine wait for them).
+    return np.asarray(values.reshape(len(rows), -1, forest.rounds).sum(axis=2), np.float64)
 
 
 def reading_from(probs: F64, threshold: float | F64) -> Reading:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rolit.calibration.bench import _score, accuracy, cups_apart, draw_scene, read_scene
+from rolit.calibration.bench import _score, accuracy, cups_apart, draw_scene, read_scene, speed
 from rolit.engine import UNKNOWN, Board, Position
 from rolit.vision.lattice import shifted
 from rolit.vision.synthetic.demo import DEMO_PARAMS
@@ -127,3 +127,13 @@ def test_each_scene_says_how_far_its_grids_lie_from_the_true_cups() -> None:
     scene = read_scene(0, size=(640, 360), hand_rate=0.0, demo_camera=True)
     assert scene["calibration_cups"] < 0.1
     assert all(scene[mode]["cups"] < 0.15 for mode in ("uncalibrated", "calibrated", "by_hand"))
+
+
+def test_the_speed_bench_times_the_reader_a_game_uses_calibrated_as_well() -> None:
+    figures = speed(repeats=1)
+    for way in ("tracking", "tracking_through_lens", "tracking_calibrated"):
+        assert figures[f"{way}_ratio"] == pytest.approx(figures[f"{way}_ms"] / figures["decode_ms"])
+    # The calibrated reader straightens by the lens calibration measured, and reads with the camera's model.
+    stages = figures["tracking_calibrated_stage_ms"]
+    assert set(stages) == {"straighten", "locate", "sample", "classify"}
+    assert set(figures["tracking_stage_ms"]) == {"locate", "sample", "classify"}

@@ -55,6 +55,29 @@ def test_values_on_the_thresholds_and_beyond_them(fitted: HistGradientBoostingCl
     assert np.allclose(fast_predict_proba(clf, rows), _reference(clf, rows), rtol=0, atol=1e-12)
 
 
+def _renormalised(probs: np.ndarray, keep: list[bool]) -> np.ndarray:
+    out = np.where(keep, probs, 0.0)
+    return np.asarray(out / out.sum(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("left_out", [(5,), (4,), (1, 4), (0, 2, 3, 6)])
+def test_classes_left_out_have_no_probability_and_the_rest_are_renormalised(
+    fitted: HistGradientBoostingClassifier, left_out: tuple[int, ...]
+) -> None:
+    # Grey alone (the classic editions), blue alone (Junior), and runs of classes split several ways.
+    clf = fitted
+    x, _ = training_data()
+    rows = x[3::53][:300].astype(np.float64)
+    rows[:20, 7] = np.nan
+    classes = {int(c) for c in clf.classes_} - set(left_out)
+    keep = [int(c) in classes for c in clf.classes_]
+    got = fast_predict_proba(clf, rows, classes)
+    assert np.all(got[:, ~np.asarray(keep)] == 0)
+    assert np.allclose(got, _renormalised(_reference(clf, rows), keep), rtol=0, atol=1e-12)
+    # A set of every class is no set at all.
+    assert np.allclose(fast_predict_proba(clf, rows, set(clf.classes_.tolist())), _reference(clf, rows), atol=1e-12)
+
+
 def test_binary_and_categorical_classifiers() -> None:
     rng = np.random.default_rng(1)
     x = rng.normal(size=(300, 4))
@@ -67,6 +90,9 @@ def test_binary_and_categorical_classifiers() -> None:
     with _one_thread():
         cat = HistGradientBoostingClassifier(max_iter=10, categorical_features=[3], random_state=0).fit(xc, y)
     assert np.allclose(fast_predict_proba(cat, xc[:50]), _reference(cat, xc[:50]))
+    # A class left out is left out by predict_proba's answer too; a binary classifier's single output gives both.
+    assert np.all(fast_predict_proba(cat, xc[:50], {1}) == [0.0, 1.0])
+    assert np.all(fast_predict_proba(binary, x[:50], {0}) == [1.0, 0.0])
 
 
 def test_input_of_the_wrong_width_is_refused_as_scikit_learn_does(fitted: HistGradientBoostingClassifier) -> None:
