@@ -52,6 +52,7 @@ from .camera_model import camera_features, camera_model
 from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
+from .unchanged import KeptProbabilities, reading_means
 
 __all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
 
@@ -155,6 +156,11 @@ def without_stray_hands(probs: F64, n: int) -> F64:
     out[stray, HIDDEN] = 0.0
     out[stray] /= out[stray].sum(axis=1, keepdims=True)
     return out
+
+
+def _hand_seen(probs: F64) -> bool:
+    """Whether any cell is at least :data:`HAND_STRAY` like a hand."""
+    return bool(np.any(probs[:, HIDDEN] >= HAND_STRAY))
 
 
 def beside_hands(reading: Reading, n: int, threshold: float = THRESHOLD_BESIDE_HAND) -> Reading:
@@ -366,6 +372,8 @@ class BoardReader:
         self._registration: Registration | None = None
         # The last grid looked at on the balls, and what they made of it (see _on_balls).
         self._looked_on_balls: tuple[F64, GridFit | None] | None = None
+        # The colour model's answers for the cells whose picture has not changed (see rolit.calibration.unchanged).
+        self.kept = KeptProbabilities()
 
     @property
     def model(self) -> ColourModel:
@@ -381,6 +389,7 @@ class BoardReader:
         self._doubtful = False
         self._registration = None
         self._looked_on_balls = None
+        self.kept.forget()
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -823,9 +832,7 @@ class BoardReader:
         if weak:
             threshold = max(threshold, THRESHOLD_WEAK_GRID)
         if self.profile.calibrated:
-            probs = without_stray_hands(
-                camera_model().probabilities(camera_features(features, samples.top, self.profile), self.variant), n
-            )
+            probs = without_stray_hands(self._probabilities(fit, samples, features), n)
             trusted = np.full(len(LABELS), threshold)
             if not weak:
                 trusted[GREY] = min(threshold, GREY_TRUSTED)
@@ -833,7 +840,7 @@ class BoardReader:
             if self.profile.seen_exactly and not weak:
                 reading = doubted_by_glints(image, fit, trusted_by_glints(image, fit, probs, reading))
         else:
-            probs = self.model.probabilities(features, self.variant)
+            probs = self._probabilities(fit, samples, features)
             # Uncalibrated, a little chance of a hand also marks what is no cup at all (the table, read by a
             # grid a cell out): on development scenes 200-279 dropping it everywhere doubled the cells wrong.
             # A grid that locks on surely is rarely a cell out.
@@ -880,6 +887,24 @@ class BoardReader:
             timings={**self.last_timings, "classify": t3 - t2},
         )
 
+    def _probabilities(self, fit: GridFit, samples: CellSamples, features: F64) -> F64:
+        """The colour model's probabilities for every cell, kept for those whose picture has not changed (see
+        :mod:`rolit.calibration.unchanged`)."""
+
+        def classify(rows: npt.NDArray[np.bool_]) -> F64:
+            if self.profile.calibrated:
+                seen = camera_features(features, samples.top, self.profile)
+                return camera_model().probabilities(seen[rows], self.variant)
+            return self.model.probabilities(features[rows], self.variant)
+
+        # A hand's shadow falls on cells beside it, which may change their readings too little to be classified
+        # afresh but lower the model's confidence: where a hand is seen, every cell is classified afresh. On six
+        # game clips (the demo's and development scenes' 3001-3009, 1,090 frames), keeping those cells' answers
+        # changed 158 frames' boards against classifying every cell (empty cups beside a hand kept at 99.9-100%,
+        # left unknown afresh at 59-99%); with this, 7 of 1,403 frames of eight clips (13 cells, each kept known
+        # against unknown afresh, none wrong either way).
+        return self.kept.probabilities(fit.corners, reading_means(samples), classify, _hand_seen)
+
     def learn(self, board: Board) -> None:
         """Follow the light: move the calibrated references towards the last frame, read as ``board``.
 
@@ -906,6 +931,7 @@ class BoardReader:
             self.profile.colour_local[key] = [float(x) for x in where]
         self.profile.cell_refs = cells.tolist()
         self.profile.class_means = _class_means(features, labels)
+        self.kept.forget()  # every cell's readings are now compared with other references
 
 
 # How far each accepted board moves the references towards what it showed.

@@ -1,0 +1,102 @@
+"""The colour model's answers kept for cells whose picture has not changed since they were classified.
+
+Between moves, a tracked board's frames differ by little more than the
+camera's noise, and the calibrated colour model (2,800 trees) is the dearest
+part of reading one: about 5 ms of 14 for a 1280x720 frame seen from 60
+degrees (``rolit bench vision``). So a cell keeps the probabilities the model
+gave it while its readings stay where they were then: the mean Lab of the
+disc round its ball's top and of the ring round its waist, each within
+:data:`UNCHANGED` of the frame it was last classified on (not the frame
+before, so that a slow change adds up until the cell is classified afresh).
+The grid must stay put as well (within :data:`KEPT_GRID` cells), as each
+cell's readings are compared where they were taken.
+
+A ball put down, taken away or rolled moves those means by tens of units; on
+renders of a still board the camera's noise moved them by up to 3.7 (the
+renderer's usual noise, 8 frames; up to 12 at its noisiest, where more cells
+are simply classified again).
+
+>>> import numpy as np
+>>> kept = KeptProbabilities()
+>>> corners = np.array([[0.0, 0.0], [80.0, 0.0], [80.0, 80.0], [0.0, 80.0]])
+>>> means = np.zeros((4, 6))
+>>> answers = lambda rows: np.tile([0.9, 0.1], (int(rows.sum()), 1))
+>>> kept.probabilities(corners, means, answers).shape, kept.classified
+((4, 2), 4)
+>>> means[1, 0] = 30.0  # a ball put down in the second cell
+>>> _ = kept.probabilities(corners, means, answers); kept.classified
+1
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from rolit.vision.features import CellSamples
+from rolit.vision.locate import cells_apart
+
+__all__ = ["KEPT_GRID", "UNCHANGED", "KeptProbabilities", "reading_means"]
+
+F64 = npt.NDArray[np.float64]
+Rows = npt.NDArray[np.bool_]
+
+# Lab units a cell's mean readings may move and it keep its answer (see above).
+UNCHANGED = 5.0
+# Cells the grid may move and the answers be kept (a tracked grid wobbles by a few hundredths frame to frame).
+KEPT_GRID = 0.05
+
+
+def reading_means(samples: CellSamples) -> F64:
+    """Cells x 6: the mean Lab of each cell's top disc, then of its waist ring."""
+    return np.asarray(np.hstack([samples.top.mean(axis=1), samples.ring.mean(axis=1)]), np.float64)
+
+
+class KeptProbabilities:
+    """Per cell, the colour model's probabilities and the readings they were given for (see above)."""
+
+    def __init__(self) -> None:
+        self._corners: F64 | None = None
+        self._means: F64 | None = None
+        self._probs: F64 | None = None
+        self.classified = 0  # cells classified afresh on the last frame
+
+    def forget(self) -> None:
+        """Classify every cell afresh on the next frame (the references or the board changed)."""
+        self._corners = self._means = self._probs = None
+
+    def probabilities(
+        self, corners: F64, means: F64, classify: Callable[[Rows], F64], afresh: Callable[[F64], bool] | None = None
+    ) -> F64:
+        """Every cell's probabilities on a grid with ``corners`` whose cells read ``means`` (see
+        :func:`reading_means`): kept where unchanged, else ``classify(rows)`` for the cells ``rows`` marks.
+
+        Where ``afresh`` holds for the probabilities, the kept ones among them, every cell is classified afresh.
+        """
+        if afresh is not None and self._probs is not None and afresh(self._probs):
+            self.forget()
+        probs = self._probabilities(corners, means, classify)
+        if afresh is not None and self.classified < len(means) and afresh(probs):
+            self.forget()
+            probs = self._probabilities(corners, means, classify)
+        return probs
+
+    def _probabilities(self, corners: F64, means: F64, classify: Callable[[Rows], F64]) -> F64:
+        n = math.isqrt(len(means))
+        fresh = np.ones(len(means), bool)
+        if (
+            self._corners is not None and self._means is not None and self._means.shape == means.shape
+            and cells_apart(self._corners, corners, n) < KEPT_GRID
+        ):  # fmt: skip
+            fresh = np.max(np.abs(means - self._means), axis=1) > UNCHANGED
+        self.classified = int(fresh.sum())
+        if self._probs is None or self._means is None or fresh.all():
+            self._corners, self._means, self._probs = np.array(corners, np.float64), means.copy(), classify(fresh)
+            return self._probs.copy()
+        if fresh.any():
+            self._probs[fresh] = classify(fresh)
+            self._means[fresh] = means[fresh]
+        return self._probs.copy()

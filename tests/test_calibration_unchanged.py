@@ -1,0 +1,141 @@
+"""The colour model's answers kept for cells whose picture has not changed: the same boards, fewer cells classified."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from rolit.calibration import BoardReader, calibrate
+from rolit.calibration.unchanged import KeptProbabilities
+from rolit.engine import RED, UNKNOWN, Board, Position
+from rolit.vision.dataset import random_hand_over
+from rolit.vision.observation import Observation
+from rolit.vision.synthetic.demo import DEMO_PARAMS, demo_game
+from rolit.vision.synthetic.renderer import Renderer, render
+
+U8 = np.ndarray
+
+
+@pytest.fixture(scope="module")
+def scene() -> tuple[Renderer, Board, BoardReader]:
+    """The demo's camera over a position from the middle of its game, and a reader calibrated on the start."""
+    start, _ = render(Position.start("quick6").board(), DEMO_PARAMS, variant="quick6")
+    profile = calibrate(start, "quick6")
+    board = demo_game().positions()[14].board()
+    return Renderer("quick6", DEMO_PARAMS), board, BoardReader("quick6", profile=profile)
+
+
+def _frame(renderer: Renderer, board: Board, k: int, **kw: object) -> U8:
+    return renderer.frame(board, rng=np.random.default_rng([7, k]), **kw)[0]  # type: ignore[arg-type]
+
+
+def _same_reading(a: Observation, b: Observation) -> bool:
+    assert a.board is not None and b.board is not None
+    return a.board == b.board and a.status == b.status
+
+
+def test_a_still_board_keeps_every_answer_and_reads_as_when_every_cell_is_classified(
+    scene: tuple[Renderer, Board, BoardReader],
+) -> None:
+    renderer, board, reader = scene
+    afresh = BoardReader("quick6", profile=reader.profile)
+    reader.reset()
+    classified = []
+    for k in range(6):
+        image = _frame(renderer, board, k)  # each frame its own sensor noise
+        kept = reader.read(image)
+        classified.append(reader.kept.classified)
+        afresh.kept.forget()
+        every = afresh.read(image)
+        assert afresh.kept.classified == 36
+        assert _same_reading(kept, every)
+        assert kept.board == board  # and it is the board there
+        # The confidences kept are the model's on an earlier frame of the same picture.
+        for sq, confidence in every.cell_confidence.items():
+            assert kept.cell_confidence[sq] == pytest.approx(confidence, abs=0.02)
+    assert classified[0] == 36 and classified[1:] == [0] * 5
+
+
+def test_a_ball_put_down_is_classified_afresh_and_read(scene: tuple[Renderer, Board, BoardReader]) -> None:
+    renderer, board, reader = scene
+    reader.reset()
+    reader.read(_frame(renderer, board, 0))
+    empty = next(sq for sq, cell in board.items() if cell is None)
+    after = board.replace({empty: RED})
+    obs = reader.read(_frame(renderer, after, 1))
+    assert 1 <= reader.kept.classified <= 4  # the cell, and perhaps a neighbour its ball's side shows in
+    assert obs.board is not None and obs.board[empty] == RED
+
+
+def test_where_a_hand_is_seen_every_cell_is_classified_afresh(scene: tuple[Renderer, Board, BoardReader]) -> None:
+    # Its shadow may darken the cells beside it too little to count as changed, yet enough to lower the model's
+    # confidence there.
+    renderer, board, reader = scene
+    afresh = BoardReader("quick6", profile=reader.profile)
+    reader.reset()
+    for k in range(2):
+        for r in (reader, afresh):
+            r.read(_frame(renderer, board, k))
+    assert reader.kept.classified == 0
+    hand = random_hand_over(board.size, random.Random(3), np.random.default_rng(3))
+    image, truth = renderer.frame(board, hand=hand, rng=np.random.default_rng([7, 9]))
+    obs = reader.read(image)
+    assert reader.kept.classified == 36
+    afresh.kept.forget()
+    assert _same_reading(obs, afresh.read(image))
+    assert obs.board is not None and obs.unknown
+    assert all(cell is UNKNOWN or cell == truth.board[sq] for sq, cell in obs.board.items())
+    # The hand gone, the frame after is classified afresh too (the answers kept were a hand's), then kept again.
+    counts = []
+    for k in (10, 11):
+        reader.read(_frame(renderer, board, k))
+        counts.append(reader.kept.classified)
+    assert counts == [36, 0]
+
+
+def test_learning_and_a_moved_grid_classify_every_cell_afresh(scene: tuple[Renderer, Board, BoardReader]) -> None:
+    renderer, board, reader = scene
+    reader.reset()
+    reader.read(_frame(renderer, board, 0))
+    reader.read(_frame(renderer, board, 1))
+    assert reader.kept.classified == 0
+    reader.learn(board)  # the references move: every cell's readings are compared with new ones
+    reader.read(_frame(renderer, board, 2))
+    assert reader.kept.classified == 36
+    reader.set_manual_corners(np.asarray(reader.read(_frame(renderer, board, 3)).corners) + 6.0)
+    reader.read(_frame(renderer, board, 4))
+    assert reader.kept.classified == 36
+    reader.set_manual_corners(None)
+
+
+def test_kept_answers_follow_each_cell_not_the_last_frame() -> None:
+    kept = KeptProbabilities()
+    corners = np.array([[0.0, 0.0], [80.0, 0.0], [80.0, 80.0], [0.0, 80.0]])
+    calls: list[int] = []
+
+    def classify(rows: np.ndarray) -> np.ndarray:
+        calls.append(int(rows.sum()))
+        return np.tile([0.25, 0.75], (int(rows.sum()), 1))
+
+    means = np.zeros((4, 6))
+    kept.probabilities(corners, means, classify)
+    # A slow change adds up: three frames of 2 units are compared with the frame classified, not the one before.
+    for step in (2.0, 4.0, 6.0):
+        means[2, 1] = step
+        kept.probabilities(corners, means, classify)
+    assert calls == [4, 1]
+    # A grid moved by a tenth of a cell: every cell afresh.
+    kept.probabilities(corners + [4.0, 0.0], means, classify)
+    assert calls == [4, 1, 4]
+    kept.forget()
+    out = kept.probabilities(corners, means, classify)
+    assert calls == [4, 1, 4, 4] and out.shape == (4, 2)
+    # Where the answers, kept or fresh, call for it, every cell is classified afresh.
+    means[0, 0] = 50.0
+    kept.probabilities(corners, means, classify, afresh=lambda probs: False)
+    assert calls == [4, 1, 4, 4, 1]
+    means[0, 0] = 0.0
+    kept.probabilities(corners, means, classify, afresh=lambda probs: bool(probs[0, 1] > 0.5))
+    assert calls == [4, 1, 4, 4, 1, 4]
