@@ -127,7 +127,7 @@ def test_kept_answers_follow_each_cell_not_the_last_frame() -> None:
         kept.probabilities(corners, means, classify)
     assert calls == [4, 1]
     # A grid moved by a tenth of a cell: every cell afresh.
-    kept.probabilities(corners + [4.0, 0.0], means, classify)
+    kept.probabilities(corners + np.array([4.0, 0.0]), means, classify)
     assert calls == [4, 1, 4]
     kept.forget()
     out = kept.probabilities(corners, means, classify)
