@@ -52,7 +52,7 @@ from .camera_model import camera_features, camera_model
 from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
-from .unchanged import KeptProbabilities, reading_means
+from .unchanged import KeptProbabilities, KeptReading, reading_means
 
 __all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
 
@@ -374,6 +374,8 @@ class BoardReader:
         self._looked_on_balls: tuple[F64, GridFit | None] | None = None
         # The colour model's answers for the cells whose picture has not changed (see rolit.calibration.unchanged).
         self.kept = KeptProbabilities()
+        # What the glints made of the reading, kept with it (see read).
+        self._glinted = KeptReading()
 
     @property
     def model(self) -> ColourModel:
@@ -390,6 +392,7 @@ class BoardReader:
         self._registration = None
         self._looked_on_balls = None
         self.kept.forget()
+        self._glinted.forget()
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -838,7 +841,7 @@ class BoardReader:
                 trusted[GREY] = min(threshold, GREY_TRUSTED)
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, trusted)), n)
             if self.profile.seen_exactly and not weak:
-                reading = doubted_by_glints(image, fit, trusted_by_glints(image, fit, probs, reading))
+                reading = self._by_glints(image, fit, probs, reading)
         else:
             probs = self._probabilities(fit, samples, features)
             # Uncalibrated, a little chance of a hand also marks what is no cup at all (the table, read by a
@@ -848,7 +851,7 @@ class BoardReader:
                 probs = without_stray_hands(probs, n)
             reading = beside_hands(under_cover(image, fit, samples, features, reading_from(probs, threshold)), n)
             if fit.quality >= SURE_GRID:
-                reading = doubted_by_glints(image, fit, trusted_by_glints(image, fit, probs, reading))
+                reading = self._by_glints(image, fit, probs, reading)
         if self._doubtful:
             reading = Reading(reading.labels, reading.confidence, np.zeros_like(reading.known))
         t3 = time.perf_counter()
@@ -887,6 +890,19 @@ class BoardReader:
             timings={**self.last_timings, "classify": t3 - t2},
         )
 
+    def _by_glints(self, image: U8, fit: GridFit, probs: F64, reading: Reading) -> Reading:
+        """``reading`` trusted and doubted by the glints (see :func:`trusted_by_glints`, :func:`doubted_by_glints`);
+        while no cell is classified afresh and the reading is the same, as the glints left it then.
+
+        Looking for the glints costs 3-5 ms a frame from low down (the lamp looked for on two channels), as much
+        as the rest of classifying; where the picture has not changed, neither have they.
+        """
+
+        def by_glints(given: Reading) -> Reading:
+            return doubted_by_glints(image, fit, trusted_by_glints(image, fit, probs, given))
+
+        return self._glinted.reading(reading, self.kept.classified == 0, by_glints)
+
     def _probabilities(self, fit: GridFit, samples: CellSamples, features: F64) -> F64:
         """The colour model's probabilities for every cell, kept for those whose picture has not changed (see
         :mod:`rolit.calibration.unchanged`)."""
@@ -898,11 +914,15 @@ class BoardReader:
             return self.model.probabilities(features[rows], self.variant)
 
         # A hand's shadow falls on cells beside it, which may change their readings too little to be classified
-        # afresh but lower the model's confidence: where a hand is seen, every cell is classified afresh. On six
-        # game clips (the demo's and development scenes' 3001-3009, 1,090 frames), keeping those cells' answers
-        # changed 158 frames' boards against classifying every cell (empty cups beside a hand kept at 99.9-100%,
-        # left unknown afresh at 59-99%); with this, 7 of 1,403 frames of eight clips (13 cells, each kept known
-        # against unknown afresh, none wrong either way).
+        # afresh but lower the model's confidence: where a hand is seen, or was on the frame before, and any cell
+        # changed (the hand moved), every cell is classified afresh. On six game clips (the demo's and development
+        # scenes' 3001-3009, 1,090 frames), keeping those cells' answers changed 158 frames' boards against
+        # classifying every cell (empty cups beside a hand kept at 99.9-100%, left unknown afresh at 59-99%). With
+        # this, on eight clips 31 of 1,403 frames differ, 63 cells, all in frames with a hand or just after one,
+        # each known one way and unknown the other, as many each way (31 and 32), none wrong either way. Any cell
+        # like a hand at all, changed or not, classifying every cell afresh instead: 7 frames, 13 cells; but from low
+        # down the model takes some far cells for a hand on every frame (the bench's board from 35 degrees: 0.57),
+        # and nothing would ever be kept there.
         return self.kept.probabilities(fit.corners, reading_means(samples), classify, _hand_seen)
 
     def learn(self, board: Board) -> None:
@@ -932,6 +952,7 @@ class BoardReader:
         self.profile.cell_refs = cells.tolist()
         self.profile.class_means = _class_means(features, labels)
         self.kept.forget()  # every cell's readings are now compared with other references
+        self._glinted.forget()
 
 
 # How far each accepted board moves the references towards what it showed.

@@ -39,7 +39,9 @@ import numpy.typing as npt
 from rolit.vision.features import CellSamples
 from rolit.vision.locate import cells_apart
 
-__all__ = ["KEPT_GRID", "UNCHANGED", "KeptProbabilities", "reading_means"]
+from .model import Reading
+
+__all__ = ["KEPT_GRID", "UNCHANGED", "KeptProbabilities", "KeptReading", "reading_means"]
 
 F64 = npt.NDArray[np.float64]
 Rows = npt.NDArray[np.bool_]
@@ -74,12 +76,13 @@ class KeptProbabilities:
         """Every cell's probabilities on a grid with ``corners`` whose cells read ``means`` (see
         :func:`reading_means`): kept where unchanged, else ``classify(rows)`` for the cells ``rows`` marks.
 
-        Where ``afresh`` holds for the probabilities, the kept ones among them, every cell is classified afresh.
+        Where some cell is classified afresh and ``afresh`` holds for the probabilities, as they were or as
+        they are now, every cell is classified afresh. Where no cell is, every answer is kept: what ``afresh``
+        looks for, if it is there, is as it was.
         """
-        if afresh is not None and self._probs is not None and afresh(self._probs):
-            self.forget()
+        held = afresh is not None and self._probs is not None and afresh(self._probs)
         probs = self._probabilities(corners, means, classify)
-        if afresh is not None and self.classified < len(means) and afresh(probs):
+        if afresh is not None and 0 < self.classified < len(means) and (held or afresh(probs)):
             self.forget()
             probs = self._probabilities(corners, means, classify)
         return probs
@@ -100,3 +103,29 @@ class KeptProbabilities:
             self._probs[fresh] = classify(fresh)
             self._means[fresh] = means[fresh]
         return self._probs.copy()
+
+
+class KeptReading:
+    """What a later stage made of a reading, kept while no cell is classified afresh and the reading it was given
+    stays the same (the glints looked for: see :meth:`BoardReader.read`)."""
+
+    def __init__(self) -> None:
+        self._given: Reading | None = None
+        self._made: Reading | None = None
+
+    def forget(self) -> None:
+        """Run the stage afresh on the next frame."""
+        self._given = self._made = None
+
+    def reading(self, given: Reading, unchanged: bool, stage: Callable[[Reading], Reading]) -> Reading:
+        """``stage(given)``, or what it made of the same reading on an earlier frame when ``unchanged`` (no cell
+        classified afresh since, on the same grid)."""
+        before = self._given
+        if (
+            unchanged and before is not None and self._made is not None
+            and np.array_equal(before.labels, given.labels) and np.array_equal(before.known, given.known)
+            and np.array_equal(before.confidence, given.confidence)
+        ):  # fmt: skip
+            return self._made
+        self._given, self._made = given, stage(given)
+        return self._made

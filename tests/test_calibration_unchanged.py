@@ -136,6 +136,34 @@ def test_kept_answers_follow_each_cell_not_the_last_frame() -> None:
     means[0, 0] = 50.0
     kept.probabilities(corners, means, classify, afresh=lambda probs: False)
     assert calls == [4, 1, 4, 4, 1]
+    # That is, where some cell changed: a still picture keeps every answer (a still hand, or the far cells from
+    # low down the model takes for one).
+    hand = lambda probs: bool(probs[0, 1] > 0.5)  # noqa: E731
+    kept.probabilities(corners, means, classify, afresh=hand)
+    assert calls == [4, 1, 4, 4, 1]
     means[0, 0] = 0.0
-    kept.probabilities(corners, means, classify, afresh=lambda probs: bool(probs[0, 1] > 0.5))
-    assert calls == [4, 1, 4, 4, 1, 4]
+    kept.probabilities(corners, means, classify, afresh=hand)
+    assert calls == [4, 1, 4, 4, 1, 1, 4]
+
+
+def test_the_glints_are_looked_for_again_only_when_a_cell_is_classified_afresh(
+    scene: tuple[Renderer, Board, BoardReader], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolit.calibration import reader as reader_module
+
+    renderer, board, reader = scene
+    assert reader.profile.seen_exactly  # the glints are looked for on this grid
+    looked: list[int] = []
+    trusted = reader_module.trusted_by_glints
+
+    def counted(*args: object) -> object:
+        looked.append(1)
+        return trusted(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader_module, "trusted_by_glints", counted)
+    reader.reset()
+    reads = [reader.read(_frame(renderer, board, k)) for k in range(3)]
+    assert len(looked) == 1 and reads[1].board == reads[2].board == reads[0].board
+    empty = next(sq for sq, cell in board.items() if cell is None)
+    obs = reader.read(_frame(renderer, board.replace({empty: RED}), 3))
+    assert len(looked) == 2 and obs.board is not None and obs.board[empty] == RED
