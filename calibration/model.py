@@ -214,12 +214,11 @@ class ColourModel:
         allowed[[EMPTY, HIDDEN]] = True
         for colour in v.colours:
             allowed[int(colour) + 1] = True
+        # The classes left out have no probability, and the others' are renormalised over them.
         raw = fast_predict_proba(self.classifier, features, set(np.flatnonzero(allowed).tolist()))
         probs = np.zeros((len(features), len(LABELS)))
         probs[:, self.classes] = raw
-        probs[:, ~allowed] = 0.0
-        total = probs.sum(axis=1, keepdims=True)
-        return np.asarray(probs / np.where(total > 0, total, 1.0), np.float64)
+        return probs
 
     def read(self, features: F64, variant: Variant | str, threshold: float = 0.85) -> Reading:
         """Labels with confidences; below ``threshold`` or hidden is not known."""

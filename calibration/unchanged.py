@@ -61,14 +61,13 @@ class KeptProbabilities:
     """Per cell, the colour model's probabilities and the readings they were given for (see above)."""
 
     def __init__(self) -> None:
-        self._corners: F64 | None = None
-        self._means: F64 | None = None
-        self._probs: F64 | None = None
+        # The grid the answers were given on, and per cell the readings they were given for and the answers.
+        self._kept: tuple[F64, F64, F64] | None = None
         self.classified = 0  # cells classified afresh on the last frame
 
     def forget(self) -> None:
         """Classify every cell afresh on the next frame (the references or the board changed)."""
-        self._corners = self._means = self._probs = None
+        self._kept = None
 
     def probabilities(
         self, corners: F64, means: F64, classify: Callable[[Rows], F64], afresh: Callable[[F64], bool] | None = None
@@ -80,29 +79,33 @@ class KeptProbabilities:
         they are now, every cell is classified afresh. Where no cell is, every answer is kept: what ``afresh``
         looks for, if it is there, is as it was.
         """
-        held = afresh is not None and self._probs is not None and afresh(self._probs)
-        probs = self._probabilities(corners, means, classify)
-        if afresh is not None and 0 < self.classified < len(means) and (held or afresh(probs)):
-            self.forget()
-            probs = self._probabilities(corners, means, classify)
+        kept = self._kept
+        fresh = self._changed(corners, means)
+        if kept is not None and afresh is not None and fresh.any() and afresh(kept[2]):
+            fresh[:] = True
+        if kept is None or fresh.all():
+            probs = classify(fresh)
+            fresh[:] = True
+        else:
+            probs = kept[2].copy()
+            if fresh.any():
+                probs[fresh] = classify(fresh)
+                if afresh is not None and afresh(probs):
+                    probs[~fresh] = classify(~fresh)
+                    fresh[:] = True
+        self.classified = int(fresh.sum())
+        if kept is None or fresh.all():
+            self._kept = np.array(corners, np.float64), means.copy(), probs.copy()
+        else:
+            self._kept = kept[0], np.where(fresh[:, None], means, kept[1]), probs.copy()
         return probs
 
-    def _probabilities(self, corners: F64, means: F64, classify: Callable[[Rows], F64]) -> F64:
-        n = math.isqrt(len(means))
-        fresh = np.ones(len(means), bool)
-        if (
-            self._corners is not None and self._means is not None and self._means.shape == means.shape
-            and cells_apart(self._corners, corners, n) < KEPT_GRID
-        ):  # fmt: skip
-            fresh = np.max(np.abs(means - self._means), axis=1) > UNCHANGED
-        self.classified = int(fresh.sum())
-        if self._probs is None or self._means is None or fresh.all():
-            self._corners, self._means, self._probs = np.array(corners, np.float64), means.copy(), classify(fresh)
-            return self._probs.copy()
-        if fresh.any():
-            self._probs[fresh] = classify(fresh)
-            self._means[fresh] = means[fresh]
-        return self._probs.copy()
+    def _changed(self, corners: F64, means: F64) -> Rows:
+        """The cells whose readings moved by more than :data:`UNCHANGED`; all of them where the grid moved."""
+        kept, n = self._kept, math.isqrt(len(means))
+        if kept is None or kept[1].shape != means.shape or cells_apart(kept[0], corners, n) >= KEPT_GRID:
+            return np.ones(len(means), bool)
+        return np.asarray(np.max(np.abs(means - kept[1]), axis=1) > UNCHANGED, bool)
 
 
 class KeptReading:
