@@ -337,14 +337,16 @@ def _timed(fn: Any, repeats: int) -> float:
 def speed(repeats: int = 7) -> dict[str, Any]:
     """Milliseconds per stage on a 1280x720 frame, and ratios to JPEG decoding measured in the same run.
 
-    Tracking is timed five ways: an uncalibrated reader; one whose profile
+    Tracking is timed six ways: an uncalibrated reader; one whose profile
     holds a lens (every frame straightened round the grid); one calibrated on
     the start position as this camera saw it, as a game reads (the camera's
     colour model, the glints looked for, the grid calibration placed held);
     that one again with every cell classified afresh on every frame, as when
-    the whole picture changes (see :mod:`rolit.calibration.unchanged`); and a
-    calibrated one from low down (:data:`LOW_ELEVATION`), where balls hide
-    the cups behind them. The board is seen from 60 degrees up but for that.
+    the whole picture changes (see :mod:`rolit.calibration.unchanged`); and
+    from low down (:data:`LOW_ELEVATION`), where balls hide the cups behind
+    them, a calibrated reader and an uncalibrated one (whose search only just
+    takes the grid there: see :class:`~rolit.calibration.unchanged.KeptSearch`).
+    The board is seen from 60 degrees up but for those two.
     Tracking reads :data:`NOISY_FRAMES` frames of the still board in turn, each
     with its own sensor noise, as a camera delivers them.
     """
@@ -375,7 +377,8 @@ def speed(repeats: int = 7) -> dict[str, Any]:
     ways = {"tracking": (reader, frames, False), "tracking_through_lens": (bent, frames, False),
             "tracking_calibrated": (calibrated, frames, False),
             "tracking_calibrated_afresh": (calibrated, frames, True),
-            "tracking_calibrated_low": (low, low_frames, False)}  # fmt: skip
+            "tracking_calibrated_low": (low, low_frames, False),
+            "tracking_low": (BoardReader("classic"), low_frames, False)}  # fmt: skip
     for way, (timed, seen, afresh) in ways.items():
         timed.read(seen[0])
         track = _tracking(timed, itertools.cycle(seen), afresh)

@@ -52,7 +52,7 @@ from .camera_model import camera_features, camera_model
 from .errors import CalibrationBoardNotFoundError, CalibrationError
 from .model import EMPTY, HIDDEN, LABELS, ColourModel, Reading, default_model, reading_from
 from .profile import Profile
-from .unchanged import KeptProbabilities, KeptReading, reading_means
+from .unchanged import KeptProbabilities, KeptReading, KeptSearch, reading_means
 
 __all__ = ["BoardReader", "calibrate", "beside_hands", "board_square", "image_cell", "without_stray_hands"]
 
@@ -376,6 +376,8 @@ class BoardReader:
         self.kept = KeptProbabilities()
         # What the glints made of the reading, kept with it (see read).
         self._glinted = KeptReading()
+        # What a search found and did not follow, kept while the picture stays the same (see locate).
+        self._searched = KeptSearch()
 
     @property
     def model(self) -> ColourModel:
@@ -393,6 +395,7 @@ class BoardReader:
         self._looked_on_balls = None
         self.kept.forget()
         self._glinted.forget()
+        self._searched.forget()
 
     def set_manual_corners(self, corners: npt.ArrayLike | None) -> None:
         """Use these grid corners (tl, tr, br, bl image pixels) instead of finding the board.
@@ -423,6 +426,12 @@ class BoardReader:
             return self._as_calibrated(GridFit(given, grid_homography(given, n), 1.0, 1.0))
         anchor = self._anchor
         registration: Registration | None = None
+        if anchor is None:
+            found = self._searched.recall(image)
+            if found is not None:
+                # The picture a search found a grid it did not follow in, up to the camera's noise: so is the grid.
+                self._doubtful = found.quality <= 0.0
+                return found
         if anchor is not None:
             tracked = self.locator.track(image, anchor.corners)
             if tracked is not None and tracked.score >= 0.6 * anchor.score:
@@ -478,6 +487,9 @@ class BoardReader:
             return self._follow(self._calibration_grid(1.0, SEEN_ACCEPT), registration)
         if fit.quality >= SEARCH_SURE:
             self._follow(fit, registration)
+        else:
+            # Not followed: the next frame is searched again, unless its picture is this one (see KeptSearch).
+            self._searched.remember(image, fit)
         # A grid no better than the least a search takes (a slipped or skewed one, from very low down,
         # more often than not): its cells are not trusted, though it says where the board is.
         self._doubtful = fit.quality <= 0.0
@@ -488,6 +500,7 @@ class BoardReader:
         (``held``: ``fit`` is that grid, held where registration puts it)."""
         self._anchor, self._weak, self._registration, self._held = fit, 0, registration, held
         self._disputed = 0
+        self._searched.forget()
         return fit
 
     def _on_seen_grid(self, fit: GridFit) -> bool:

@@ -33,15 +33,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
 from rolit.vision.features import CellSamples
-from rolit.vision.locate import cells_apart
+from rolit.vision.locate import GridFit, cells_apart
 
 from .model import Reading
 
-__all__ = ["KEPT_GRID", "UNCHANGED", "KeptProbabilities", "KeptReading", "reading_means"]
+__all__ = [
+    "KEPT_GRID", "PICTURE_BLOCK", "PICTURE_UNCHANGED", "UNCHANGED", "KeptProbabilities", "KeptReading", "KeptSearch",
+    "reading_means",
+]  # fmt: skip
 
 F64 = npt.NDArray[np.float64]
 Rows = npt.NDArray[np.bool_]
@@ -132,3 +136,63 @@ class KeptReading:
             return self._made
         self._given, self._made = given, stage(given)
         return self._made
+
+
+# A still picture (see KeptSearch) is compared in blocks this many pixels a side, whose mean grey may move by up to
+# this many levels (of 255). On renders of a still board, 1280x720, the camera's noise moved them by up to 4 (8 at
+# the renderer's noisiest); a ball put down moved some block by 15 or more, and a board or camera that moves, many.
+PICTURE_BLOCK = 16
+PICTURE_UNCHANGED = 12.0
+U8 = npt.NDArray[np.uint8]
+
+
+class KeptSearch:
+    """A grid a search of the whole picture only just took, kept while the picture stays the same.
+
+    Such a grid is not followed from frame to frame (see
+    :meth:`rolit.calibration.reader.BoardReader.locate`), so every frame used
+    to be searched afresh: 300-500 ms a frame for a full board seen from low
+    down, and on a still board half of those frames found none. Where the
+    picture has not changed, the board has not moved either. The picture is
+    compared with the one searched, not the frame before, so a slow change
+    adds up until it is searched again.
+
+    >>> from rolit.vision.locate import GridFit
+    >>> kept, picture = KeptSearch(), np.full((64, 64, 3), 100, np.uint8)
+    >>> fit = GridFit(np.zeros((4, 2)), np.eye(3), 0.1, 0.1)
+    >>> kept.remember(picture, fit)
+    >>> kept.recall(picture + 3) is fit  # the camera's noise
+    True
+    >>> picture[:16, :16] = 200  # something moved
+    >>> kept.recall(picture) is None
+    True
+    """
+
+    def __init__(self) -> None:
+        self._searched: tuple[npt.NDArray[np.int16], GridFit] | None = None
+
+    def forget(self) -> None:
+        """Search the next picture."""
+        self._searched = None
+
+    def remember(self, image: U8, found: GridFit) -> None:
+        """A search of ``image`` found ``found``, and it is not followed."""
+        self._searched = _blocks(image), found
+
+    def recall(self, image: U8) -> GridFit | None:
+        """What the search found, where ``image`` is the picture searched up to the camera's noise."""
+        searched = self._searched
+        if searched is None:
+            return None
+        blocks = _blocks(image)
+        if blocks.shape != searched[0].shape or np.max(np.abs(blocks - searched[0])) > PICTURE_UNCHANGED:
+            return None
+        return searched[1]
+
+
+def _blocks(image: U8) -> npt.NDArray[np.int16]:
+    """The mean grey of each :data:`PICTURE_BLOCK` pixels square of ``image`` (colour or grey)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = grey.shape[:2]
+    size = (max(1, w // PICTURE_BLOCK), max(1, h // PICTURE_BLOCK))
+    return np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.int16)

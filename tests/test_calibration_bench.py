@@ -132,7 +132,7 @@ def test_each_scene_says_how_far_its_grids_lie_from_the_true_cups() -> None:
 def test_the_speed_bench_times_the_reader_a_game_uses_calibrated_as_well() -> None:
     figures = speed(repeats=1)
     ways = ("tracking", "tracking_through_lens", "tracking_calibrated", "tracking_calibrated_afresh",
-            "tracking_calibrated_low")  # fmt: skip
+            "tracking_calibrated_low", "tracking_low")  # fmt: skip
     for way in ways:
         assert figures[f"{way}_ratio"] == pytest.approx(figures[f"{way}_ms"] / figures["decode_ms"])
     # The calibrated reader straightens by the lens calibration measured, and reads with the camera's model.

@@ -8,11 +8,14 @@ import numpy as np
 import pytest
 
 from rolit.calibration import BoardReader, calibrate
-from rolit.calibration.unchanged import KeptProbabilities
+from rolit.calibration.reader import SEARCH_SURE
+from rolit.calibration.unchanged import PICTURE_UNCHANGED, KeptProbabilities, KeptSearch
 from rolit.engine import RED, UNKNOWN, Board, Position
-from rolit.vision.dataset import random_hand_over
+from rolit.vision.dataset import random_board, random_hand_over
+from rolit.vision.locate import GridFit
 from rolit.vision.observation import Observation
 from rolit.vision.synthetic.demo import DEMO_PARAMS, demo_game
+from rolit.vision.synthetic.params import RenderParams
 from rolit.vision.synthetic.renderer import Renderer, render
 
 U8 = np.ndarray
@@ -168,3 +171,56 @@ def test_the_glints_are_looked_for_again_only_when_a_cell_is_classified_afresh(
     empty = next(sq for sq, cell in board.items() if cell is None)
     obs = reader.read(_frame(renderer, board.replace({empty: RED}), 3))
     assert len(looked) == 2 and obs.board is not None and obs.board[empty] == RED
+
+
+def test_a_grid_a_search_only_just_took_is_kept_while_the_picture_stays_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A full board from 35 degrees up: the search only just takes its grid, so the reader does not follow it.
+    # It used to search every frame (300-500 ms at 1280x720), and half of a still board's noisy frames found none.
+    board = random_board(random.Random(6), "classic")
+    params = RenderParams(size=(960, 540), elevation=35.0, scene_seed=6)
+    renderer = Renderer("classic", params)
+    frames = [renderer.frame(board, rng=np.random.default_rng([6, k]))[0] for k in range(5)]
+    reader = BoardReader("classic")
+    searches: list[GridFit | None] = []
+    search = reader.locator.locate
+
+    def counted(image: U8) -> GridFit | None:
+        searches.append(search(image))
+        return searches[-1]
+
+    monkeypatch.setattr(reader.locator, "locate", counted)
+    still = iter(frames)  # the same board, each frame with its own sensor noise
+    # A frame whose search found nothing is searched again (the next may find it).
+    first = next(seen for seen in map(reader.read, still) if seen.corners is not None)
+    assert 0.0 < first.quality < SEARCH_SURE and searches[-1] is not None
+    found = len(searches)
+    assert found <= 3 and all(fit is None for fit in searches[:-1])
+    for frame in still:
+        seen = reader.read(frame)
+        assert seen.corners == first.corners and seen.board is not None and not seen.moved
+    assert len(searches) == found
+    bumped = Renderer("classic", params.nudged(2.0, 3.0, 1.0)).frame(board, rng=np.random.default_rng(9))[0]
+    reader.read(bumped)  # the camera moved: the picture is searched again
+    assert len(searches) == found + 1
+    reader.reset()
+    reader.read(frames[-1])
+    assert len(searches) == found + 2
+
+
+def test_a_kept_search_is_recalled_only_for_the_same_picture() -> None:
+    kept, fit = KeptSearch(), GridFit(np.zeros((4, 2)), np.eye(3), 0.1, 0.1)
+    ys, xs = np.mgrid[0:120, 0:160]
+    picture = np.repeat((60 + 120 * ((ys // 32 + xs // 32) % 2)).astype(np.uint8)[:, :, None], 3, axis=2)  # squares
+    assert kept.recall(picture) is None
+    kept.remember(picture, fit)
+    noise = np.random.default_rng(1).normal(0.0, 8.0, picture.shape)  # far noisier than a camera, pixel by pixel
+    assert kept.recall(np.clip(picture + noise, 0, 255).astype(np.uint8)) is fit
+    for moved in (np.roll(picture, 16, axis=1), picture[:112], (picture + int(PICTURE_UNCHANGED) + 2)):
+        assert kept.recall(moved) is None
+    changed = picture.copy()
+    changed[40:56, 64:80] = 255  # one block, as a ball put down
+    assert kept.recall(changed) is None
+    kept.forget()
+    assert kept.recall(picture) is None
