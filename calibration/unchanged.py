@@ -43,8 +43,8 @@ from rolit.vision.locate import GridFit, cells_apart
 from .model import Reading
 
 __all__ = [
-    "KEPT_GRID", "PICTURE_BLOCK", "PICTURE_UNCHANGED", "UNCHANGED", "KeptProbabilities", "KeptReading", "KeptSearch",
-    "reading_means",
+    "KEPT_GRID", "PICTURE_BLOCK", "PICTURE_UNCHANGED", "SEARCH_AGAIN", "UNCHANGED", "KeptProbabilities", "KeptReading",
+    "KeptSearch", "reading_means",
 ]  # fmt: skip
 
 F64 = npt.NDArray[np.float64]
@@ -143,6 +143,9 @@ class KeptReading:
 # the renderer's noisiest); a ball put down moved some block by 15 or more, and a board or camera that moves, many.
 PICTURE_BLOCK = 16
 PICTURE_UNCHANGED = 12.0
+# A still picture is searched again every this many frames (about once a second at 10-30 frames a second): on a
+# noisy frame a search may take a surer grid, and then follow it (development clip 3094: the second frame's).
+SEARCH_AGAIN = 10
 U8 = npt.NDArray[np.uint8]
 
 
@@ -155,7 +158,9 @@ class KeptSearch:
     down, and on a still board half of those frames found none. Where the
     picture has not changed, the board has not moved either. The picture is
     compared with the one searched, not the frame before, so a slow change
-    adds up until it is searched again.
+    adds up until it is searched again. Every :data:`SEARCH_AGAIN` frames it
+    is searched again all the same (a grid found then replaces this one; where
+    none is found, this one is kept).
 
     >>> from rolit.vision.locate import GridFit
     >>> kept, picture = KeptSearch(), np.full((64, 64, 3), 100, np.uint8)
@@ -170,6 +175,7 @@ class KeptSearch:
 
     def __init__(self) -> None:
         self._searched: tuple[npt.NDArray[np.int16], GridFit] | None = None
+        self._recalled = 0  # frames since the search
 
     def forget(self) -> None:
         """Search the next picture."""
@@ -177,17 +183,19 @@ class KeptSearch:
 
     def remember(self, image: U8, found: GridFit) -> None:
         """A search of ``image`` found ``found``, and it is not followed."""
-        self._searched = _blocks(image), found
+        self._searched, self._recalled = (_blocks(image), found), 0
 
     def recall(self, image: U8) -> GridFit | None:
-        """What the search found, where ``image`` is the picture searched up to the camera's noise."""
+        """What the search found, where ``image`` is the picture searched up to the camera's noise (and a search
+        is not due again: see :data:`SEARCH_AGAIN`)."""
         searched = self._searched
         if searched is None:
             return None
         blocks = _blocks(image)
         if blocks.shape != searched[0].shape or np.max(np.abs(blocks - searched[0])) > PICTURE_UNCHANGED:
             return None
-        return searched[1]
+        self._recalled += 1
+        return None if self._recalled % SEARCH_AGAIN == 0 else searched[1]
 
 
 def _blocks(image: U8) -> npt.NDArray[np.int16]:

@@ -9,7 +9,7 @@ import pytest
 
 from rolit.calibration import BoardReader, calibrate
 from rolit.calibration.reader import SEARCH_SURE
-from rolit.calibration.unchanged import PICTURE_UNCHANGED, KeptProbabilities, KeptSearch
+from rolit.calibration.unchanged import PICTURE_UNCHANGED, SEARCH_AGAIN, KeptProbabilities, KeptSearch
 from rolit.engine import RED, UNKNOWN, Board, Position
 from rolit.vision.dataset import random_board, random_hand_over
 from rolit.vision.locate import GridFit
@@ -224,3 +224,16 @@ def test_a_kept_search_is_recalled_only_for_the_same_picture() -> None:
     assert kept.recall(changed) is None
     kept.forget()
     assert kept.recall(picture) is None
+
+
+def test_a_still_picture_is_searched_again_now_and_then() -> None:
+    # A search of another noisy frame may take a surer grid; where it finds none, the kept grid stays.
+    kept, fit = KeptSearch(), GridFit(np.zeros((4, 2)), np.eye(3), 0.1, 0.1)
+    picture = np.full((64, 64, 3), 90, np.uint8)
+    kept.remember(picture, fit)
+    recalled = [kept.recall(picture) for _ in range(2 * SEARCH_AGAIN + 1)]
+    due = [k + 1 for k, found in enumerate(recalled) if found is None]
+    assert due == [SEARCH_AGAIN, 2 * SEARCH_AGAIN] and all(found is fit for found in recalled if found is not None)
+    surer = GridFit(np.ones((4, 2)), np.eye(3), 0.3, 0.3)
+    kept.remember(picture, surer)
+    assert [kept.recall(picture) is surer for _ in range(SEARCH_AGAIN)] == [True] * (SEARCH_AGAIN - 1) + [False]
