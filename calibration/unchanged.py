@@ -16,6 +16,10 @@ renders of a still board the camera's noise moved them by up to 3.7 (the
 renderer's usual noise, 8 frames; up to 12 at its noisiest, where more cells
 are simply classified again).
 
+Likewise a grid a search of the whole picture only just took is kept while
+the picture stays the same (:class:`KeptSearch`), rather than searched for
+again on every frame.
+
 >>> import numpy as np
 >>> kept = KeptProbabilities()
 >>> corners = np.array([[0.0, 0.0], [80.0, 0.0], [80.0, 80.0], [0.0, 80.0]])
@@ -143,8 +147,9 @@ class KeptReading:
 # the renderer's noisiest); a ball put down moved some block by 15 or more, and a board or camera that moves, many.
 PICTURE_BLOCK = 16
 PICTURE_UNCHANGED = 12.0
-# A still picture is searched again every this many frames (about once a second at 10-30 frames a second): on a
-# noisy frame a search may take a surer grid, and then follow it (development clip 3094: the second frame's).
+# A still picture is searched again on this many frames after its search (about a second at 10-30 frames a second),
+# then after twice as many each time: on a noisy frame a search may take a surer grid, and then follow it
+# (development clip 3094: the second frame's), but the more searches of a picture took none, the less likely.
 SEARCH_AGAIN = 10
 U8 = npt.NDArray[np.uint8]
 
@@ -158,9 +163,9 @@ class KeptSearch:
     down, and on a still board half of those frames found none. Where the
     picture has not changed, the board has not moved either. The picture is
     compared with the one searched, not the frame before, so a slow change
-    adds up until it is searched again. Every :data:`SEARCH_AGAIN` frames it
-    is searched again all the same (a grid found then replaces this one; where
-    none is found, this one is kept).
+    adds up until it is searched again. It is searched again all the same on
+    the :data:`SEARCH_AGAIN`-th frame, then the 20th, the 40th and so on (a
+    grid found then replaces this one; where none is found, this one is kept).
 
     >>> from rolit.vision.locate import GridFit
     >>> kept, picture = KeptSearch(), np.full((64, 64, 3), 100, np.uint8)
@@ -175,7 +180,8 @@ class KeptSearch:
 
     def __init__(self) -> None:
         self._searched: tuple[npt.NDArray[np.int16], GridFit] | None = None
-        self._recalled = 0  # frames since the search
+        self._recalled = 0  # frames of this picture since it was first searched
+        self._due = SEARCH_AGAIN  # the frame it is searched again on
 
     def forget(self) -> None:
         """Search the next picture."""
@@ -183,19 +189,28 @@ class KeptSearch:
 
     def remember(self, image: U8, found: GridFit) -> None:
         """A search of ``image`` found ``found``, and it is not followed."""
-        self._searched, self._recalled = (_blocks(image), found), 0
+        blocks = _blocks(image)
+        if not self._same(blocks):
+            self._recalled, self._due = 0, SEARCH_AGAIN
+        self._searched = blocks, found
 
     def recall(self, image: U8) -> GridFit | None:
         """What the search found, where ``image`` is the picture searched up to the camera's noise (and a search
         is not due again: see :data:`SEARCH_AGAIN`)."""
-        searched = self._searched
-        if searched is None:
-            return None
-        blocks = _blocks(image)
-        if blocks.shape != searched[0].shape or np.max(np.abs(blocks - searched[0])) > PICTURE_UNCHANGED:
+        if self._searched is None or not self._same(_blocks(image)):
             return None
         self._recalled += 1
-        return None if self._recalled % SEARCH_AGAIN == 0 else searched[1]
+        if self._recalled >= self._due:
+            self._due *= 2
+            return None
+        return self._searched[1]
+
+    def _same(self, blocks: npt.NDArray[np.int16]) -> bool:
+        searched = self._searched
+        return (
+            searched is not None and blocks.shape == searched[0].shape
+            and bool(np.max(np.abs(blocks - searched[0])) <= PICTURE_UNCHANGED)
+        )  # fmt: skip
 
 
 def _blocks(image: U8) -> npt.NDArray[np.int16]:

@@ -226,14 +226,19 @@ def test_a_kept_search_is_recalled_only_for_the_same_picture() -> None:
     assert kept.recall(picture) is None
 
 
-def test_a_still_picture_is_searched_again_now_and_then() -> None:
+def test_a_still_picture_is_searched_again_ever_more_seldom() -> None:
     # A search of another noisy frame may take a surer grid; where it finds none, the kept grid stays.
     kept, fit = KeptSearch(), GridFit(np.zeros((4, 2)), np.eye(3), 0.1, 0.1)
     picture = np.full((64, 64, 3), 90, np.uint8)
     kept.remember(picture, fit)
-    recalled = [kept.recall(picture) for _ in range(2 * SEARCH_AGAIN + 1)]
+    recalled = [kept.recall(picture) for _ in range(8 * SEARCH_AGAIN)]
     due = [k + 1 for k, found in enumerate(recalled) if found is None]
-    assert due == [SEARCH_AGAIN, 2 * SEARCH_AGAIN] and all(found is fit for found in recalled if found is not None)
+    assert due == [SEARCH_AGAIN, 2 * SEARCH_AGAIN, 4 * SEARCH_AGAIN, 8 * SEARCH_AGAIN]
+    assert all(found is fit for found in recalled if found is not None)
     surer = GridFit(np.ones((4, 2)), np.eye(3), 0.3, 0.3)
-    kept.remember(picture, surer)
-    assert [kept.recall(picture) is surer for _ in range(SEARCH_AGAIN)] == [True] * (SEARCH_AGAIN - 1) + [False]
+    kept.remember(picture, surer)  # found on a search of the same picture: searched again as seldom as it was
+    assert all(kept.recall(picture) is surer for _ in range(8 * SEARCH_AGAIN - 1))
+    assert kept.recall(picture) is None
+    picture[:16, :16] = 200  # a new picture: soon searched again
+    kept.remember(picture, fit)
+    assert [kept.recall(picture) is fit for _ in range(SEARCH_AGAIN)] == [True] * (SEARCH_AGAIN - 1) + [False]
