@@ -37,12 +37,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from rolit.vision.features import CellSamples
 from rolit.vision.locate import GridFit, cells_apart
+from rolit.vision.register import grey_picture
 
 from .model import Reading
 
@@ -214,8 +214,7 @@ class KeptSearch:
 
 
 def _blocks(image: U8) -> npt.NDArray[np.int16]:
-    """The mean grey of each :data:`PICTURE_BLOCK` pixels square of ``image`` (colour or grey)."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    h, w = grey.shape[:2]
+    """The mean grey of each :data:`PICTURE_BLOCK` pixels square of ``image``."""
+    h, w = image.shape[:2]
     size = (max(1, w // PICTURE_BLOCK), max(1, h // PICTURE_BLOCK))
-    return np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.int16)
+    return grey_picture(image, (0, 0, w, h), size).astype(np.int16)

@@ -38,7 +38,7 @@ import numpy.typing as npt
 from .locate import apply_homography, cells_apart, grid_homography
 from .pose import BALL_CENTRE_HEIGHT, Pose
 
-__all__ = ["ReferenceView", "Registration", "register", "ACCEPT"]
+__all__ = ["ReferenceView", "Registration", "grey_picture", "register", "ACCEPT"]
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class ReferenceView:
         if x1 - x0 < 8 or y1 - y0 < 8:
             raise ValueError("the grid is not in the picture")
         box = (x0, y0, x1, y1)
-        return cls(_grey(image, box, _picture_size(box, SIDE)), box, (height, width))
+        return cls(grey_picture(image, box, _picture_size(box, SIDE)), box, (height, width))
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form (the picture as a base64 PNG)."""
@@ -187,7 +187,7 @@ def _register_view(view: ReferenceView, image: U8, c: F64, n: int) -> Registrati
     """:func:`register` on ``view``'s picture at its own size."""
     h, w = view.pixels.shape
     template = view.pixels.astype(np.float32)
-    now = _grey(image, view.box, (w, h)).astype(np.float32)
+    now = grey_picture(image, view.box, (w, h)).astype(np.float32)
     ring = _ring_mask(c, n, view)
     found = _registered(view, template, now, c, n, ring)
     if found is None:
@@ -323,7 +323,7 @@ def _picture_size(box: tuple[int, int, int, int], side: int) -> tuple[int, int]:
     return max(8, round((x1 - x0) * scale)), max(8, round((y1 - y0) * scale))
 
 
-def _grey(image: U8, box: tuple[int, int, int, int], size: tuple[int, int]) -> U8:
+def grey_picture(image: U8, box: tuple[int, int, int, int], size: tuple[int, int]) -> U8:
     """The grey picture of ``box`` (x0, y0, x1, y1, inside the image) at ``size`` (w, h)."""
     x0, y0, x1, y1 = box
     grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
